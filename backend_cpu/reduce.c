@@ -1,0 +1,244 @@
+/*
+ * reduce.c (CPU) - duo_reduce and duo_reduce_arg in the order fixed by
+ * src/reduce_order.h, so the CPU returns the GPU's bits.  Chunks are
+ * independent and shared among OpenMP threads; within a chunk the lanes
+ * form a vector loop the compiler maps onto SIMD registers.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "backend.h"
+#include "reduce_order.h"
+
+/* OpenMP directives that mean nothing in the serial build. */
+#ifdef _OPENMP
+#define OMP_(text) _Pragma(#text)
+#define OMP(directive) OMP_(omp directive)
+#else
+#define OMP(directive)
+#endif
+
+#define SUM(a, b) ((a) + (b))
+#define MIN(a, b) DUO_COMBINE_DUO_MIN(a, b)
+#define MAX(a, b) DUO_COMBINE_DUO_MAX(a, b)
+
+/* Step 4: fold v[0..size) in halves, leaving the result in v[0]. */
+#define FOLD(v, size, OP)                                   \
+    for (size_t h_ = (size) / 2; h_ > 0; h_ /= 2)           \
+        for (size_t i_ = 0; i_ < h_; ++i_)                  \
+            v[i_] = OP(v[i_], v[i_ + h_])
+
+/* Steps 4 over a block of `threads` values: each warp, then the warps. */
+#define BLOCK_FOLD(Acc, v, threads, OP, out)                        \
+    do {                                                            \
+        Acc warps_[(threads) / DUO_REDUCE_WARP];                    \
+        for (size_t w_ = 0; w_ < (threads) / DUO_REDUCE_WARP; ++w_) { \
+            Acc *warp_ = (v) + w_ * DUO_REDUCE_WARP;                \
+            FOLD(warp_, DUO_REDUCE_WARP, OP);                       \
+            warps_[w_] = warp_[0];                                  \
+        }                                                           \
+        FOLD(warps_, (threads) / DUO_REDUCE_WARP, OP);              \
+        (out) = warps_[0];                                          \
+    } while (0)
+
+/*
+ * name_chunk(x, n, c): steps 2-4 for chunk c.  name_all(x, n, &out):
+ * every chunk, then step 5.  In is the element type, Acc the accumulator.
+ */
+#define DEFINE_REDUCE(name, In, Acc, OP, IDENTITY)                           \
+    enum {                                                                   \
+        name##_VEC = DUO_REDUCE_VEC(sizeof(In)),                             \
+        name##_LANES = DUO_REDUCE_LANES(sizeof(In)),                         \
+        name##_CHUNK = DUO_REDUCE_CHUNK(sizeof(In))                          \
+    };                                                                       \
+    static Acc name##_chunk(const In *x, size_t n, size_t c)                 \
+    {                                                                        \
+        Acc lane[name##_LANES];                                              \
+        for (size_t l = 0; l < name##_LANES; ++l)                            \
+            lane[l] = IDENTITY;                                              \
+        const size_t base = c * name##_CHUNK;                                \
+        if (n - base >= name##_CHUNK) {                                      \
+            for (size_t s = 0; s < DUO_REDUCE_STEPS; ++s) {                  \
+                const In *p = x + base + s * name##_LANES;                   \
+                _Pragma("omp simd")                                          \
+                for (size_t l = 0; l < name##_LANES; ++l)                    \
+                    lane[l] = OP(lane[l], (Acc)p[l]);                        \
+            }                                                                \
+        } else {                                                             \
+            for (size_t s = 0; s < DUO_REDUCE_STEPS; ++s)                    \
+                for (size_t l = 0; l < name##_LANES; ++l) {                  \
+                    const size_t i = base + s * name##_LANES + l;            \
+                    if (i < n)                                               \
+                        lane[l] = OP(lane[l], (Acc)x[i]);                    \
+                }                                                            \
+        }                                                                    \
+        Acc thread[DUO_REDUCE_THREADS];                                      \
+        for (size_t t = 0; t < DUO_REDUCE_THREADS; ++t) {                    \
+            const Acc *v = lane + t * name##_VEC;                            \
+            thread[t] = name##_VEC == 4                                      \
+                            ? OP(OP(v[0], v[1]),                             \
+                                 OP(v[name##_VEC / 2], v[name##_VEC - 1]))   \
+                            : OP(v[0], v[1]);                                \
+        }                                                                    \
+        Acc out;                                                             \
+        BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, OP, out);                \
+        return out;                                                          \
+    }                                                                        \
+    static duo_status name##_all(const In *x, size_t n, Acc *out)            \
+    {                                                                        \
+        const size_t chunks = (n + name##_CHUNK - 1) / name##_CHUNK;         \
+        Acc small[64];                                                       \
+        Acc *part = chunks <= 64 ? small                                     \
+                                 : (Acc *)malloc(chunks * sizeof(Acc));      \
+        if (part == NULL)                                                    \
+            return duo_fail(DUO_ERROR_OUT_OF_MEMORY, "duo_reduce",           \
+                            "no memory for %zu partial results", chunks);    \
+        OMP(parallel for schedule(static))                                   \
+        for (size_t c = 0; c < chunks; ++c)                                  \
+            part[c] = name##_chunk(x, n, c);                                 \
+        Acc final[DUO_REDUCE_FINAL_THREADS];                                 \
+        for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)                \
+            final[t] = IDENTITY;                                             \
+        for (size_t c = 0; c < chunks; ++c)                                  \
+            final[c % DUO_REDUCE_FINAL_THREADS] =                            \
+                OP(final[c % DUO_REDUCE_FINAL_THREADS], part[c]);            \
+        BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, OP, *out);          \
+        if (part != small)                                                   \
+            free(part);                                                      \
+        return DUO_SUCCESS;                                                  \
+    }
+
+/* Integer sums wrap modulo 2^64: accumulate unsigned, where C defines
+ * overflow, and reinterpret at the end. */
+DEFINE_REDUCE(sum_f32, float, double, SUM, 0.0)
+DEFINE_REDUCE(sum_f64, double, double, SUM, 0.0)
+DEFINE_REDUCE(sum_i32, int32_t, uint64_t, SUM, 0)
+DEFINE_REDUCE(sum_i64, int64_t, uint64_t, SUM, 0)
+DEFINE_REDUCE(sum_u64, uint64_t, uint64_t, SUM, 0)
+DEFINE_REDUCE(min_f32, float, float, MIN, INFINITY)
+DEFINE_REDUCE(min_f64, double, double, MIN, INFINITY)
+DEFINE_REDUCE(min_i32, int32_t, int32_t, MIN, INT32_MAX)
+DEFINE_REDUCE(min_i64, int64_t, int64_t, MIN, INT64_MAX)
+DEFINE_REDUCE(min_u64, uint64_t, uint64_t, MIN, UINT64_MAX)
+DEFINE_REDUCE(max_f32, float, float, MAX, -INFINITY)
+DEFINE_REDUCE(max_f64, double, double, MAX, -INFINITY)
+DEFINE_REDUCE(max_i32, int32_t, int32_t, MAX, INT32_MIN)
+DEFINE_REDUCE(max_i64, int64_t, int64_t, MAX, INT64_MIN)
+DEFINE_REDUCE(max_u64, uint64_t, uint64_t, MAX, 0)
+
+#define SIGNED_SUM(name, x, n, result)                                \
+    do {                                                              \
+        uint64_t wrapped;                                             \
+        duo_status st_ = name##_all(x, n, &wrapped);                  \
+        if (st_ == DUO_SUCCESS)                                       \
+            *(int64_t *)(result) = (int64_t)wrapped;                  \
+        return st_;                                                   \
+    } while (0)
+
+duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
+                         size_t n, void *result)
+{
+#define CASE(opname, name, In, Acc)                                         \
+    if (op == opname && type == DUO_##In)                                   \
+        return name##_all((const void *)x, n, (Acc *)result)
+    if (op == DUO_SUM && type == DUO_I32)
+        SIGNED_SUM(sum_i32, (const int32_t *)x, n, result);
+    if (op == DUO_SUM && type == DUO_I64)
+        SIGNED_SUM(sum_i64, (const int64_t *)x, n, result);
+    CASE(DUO_SUM, sum_f32, F32, double);
+    CASE(DUO_SUM, sum_f64, F64, double);
+    CASE(DUO_SUM, sum_u64, U64, uint64_t);
+    CASE(DUO_MIN, min_f32, F32, float);
+    CASE(DUO_MIN, min_f64, F64, double);
+    CASE(DUO_MIN, min_i32, I32, int32_t);
+    CASE(DUO_MIN, min_i64, I64, int64_t);
+    CASE(DUO_MIN, min_u64, U64, uint64_t);
+    CASE(DUO_MAX, max_f32, F32, float);
+    CASE(DUO_MAX, max_f64, F64, double);
+    CASE(DUO_MAX, max_i32, I32, int32_t);
+    CASE(DUO_MAX, max_i64, I64, int64_t);
+    CASE(DUO_MAX, max_u64, U64, uint64_t);
+#undef CASE
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce",
+                    "no reduction for op %d on type %d", (int)op, (int)type);
+}
+
+/* ------------------------------------------------------------------ */
+/* Index reductions: (value, index) pairs under a total order (NaN first,
+ * then by value, then by lower index), so any grouping gives the same
+ * answer and each thread simply scans its share of the chunks. */
+
+#define DEFINE_ARG(name, In, BETTER, IDENTITY)                               \
+    typedef struct { In v; uint64_t i; } name##_pair;                        \
+    static inline name##_pair name##_op(name##_pair a, name##_pair b)        \
+    {                                                                        \
+        const int a_nan = a.v != a.v, b_nan = b.v != b.v;                    \
+        const int take = b_nan ? (!a_nan || b.i < a.i)                       \
+                               : (!a_nan && (BETTER(b.v, a.v) ||             \
+                                             (b.v == a.v && b.i < a.i)));    \
+        return take ? b : a;                                                 \
+    }                                                                        \
+    static name##_pair name##_all(const In *x, size_t n)                     \
+    {                                                                        \
+        enum { CHUNK = DUO_REDUCE_CHUNK(sizeof(In)) };                       \
+        const name##_pair none = {IDENTITY, UINT64_MAX};                     \
+        const size_t chunks = (n + CHUNK - 1) / CHUNK;                       \
+        name##_pair best = none;                                             \
+        OMP(parallel)                                                        \
+        {                                                                    \
+            name##_pair mine = none;                                         \
+            OMP(for schedule(static) nowait)                                 \
+            for (size_t c = 0; c < chunks; ++c) {                            \
+                const size_t end = n - c * CHUNK < CHUNK ? n : (c + 1) * CHUNK; \
+                for (size_t i = c * CHUNK; i < end; ++i) {                   \
+                    const name##_pair e = {x[i], i};                         \
+                    mine = name##_op(mine, e);                               \
+                }                                                            \
+            }                                                                \
+            OMP(critical(duo_reduce_arg))                                    \
+            best = name##_op(best, mine);                                    \
+        }                                                                    \
+        return best;                                                         \
+    }
+
+#define LESS(a, b) ((a) < (b))
+#define GREATER(a, b) ((a) > (b))
+DEFINE_ARG(argmin_f32, float, LESS, INFINITY)
+DEFINE_ARG(argmin_f64, double, LESS, INFINITY)
+DEFINE_ARG(argmin_i32, int32_t, LESS, INT32_MAX)
+DEFINE_ARG(argmin_i64, int64_t, LESS, INT64_MAX)
+DEFINE_ARG(argmin_u64, uint64_t, LESS, UINT64_MAX)
+DEFINE_ARG(argmax_f32, float, GREATER, -INFINITY)
+DEFINE_ARG(argmax_f64, double, GREATER, -INFINITY)
+DEFINE_ARG(argmax_i32, int32_t, GREATER, INT32_MIN)
+DEFINE_ARG(argmax_i64, int64_t, GREATER, INT64_MIN)
+DEFINE_ARG(argmax_u64, uint64_t, GREATER, 0)
+
+duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
+                             const void *x, size_t n, size_t *index,
+                             void *value)
+{
+#define CASE(opname, name, In, T)                                       \
+    if (op == opname && type == DUO_##In) {                             \
+        const name##_pair best = name##_all((const T *)x, n);           \
+        *index = (size_t)best.i;                                        \
+        if (value != NULL)                                              \
+            *(T *)value = best.v;                                       \
+        return DUO_SUCCESS;                                             \
+    }
+    CASE(DUO_MIN, argmin_f32, F32, float)
+    CASE(DUO_MIN, argmin_f64, F64, double)
+    CASE(DUO_MIN, argmin_i32, I32, int32_t)
+    CASE(DUO_MIN, argmin_i64, I64, int64_t)
+    CASE(DUO_MIN, argmin_u64, U64, uint64_t)
+    CASE(DUO_MAX, argmax_f32, F32, float)
+    CASE(DUO_MAX, argmax_f64, F64, double)
+    CASE(DUO_MAX, argmax_i32, I32, int32_t)
+    CASE(DUO_MAX, argmax_i64, I64, int64_t)
+    CASE(DUO_MAX, argmax_u64, U64, uint64_t)
+#undef CASE
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
+                    "no index reduction for op %d on type %d", (int)op,
+                    (int)type);
+}

@@ -1,0 +1,133 @@
+/*
+ * launch.cu (CUDA) - launch geometry for DUO_LAUNCH, the check after each
+ * launch, and the device scratch that reductions use for partials.
+ *
+ * Geometry: 256-thread blocks (32 x 8 in 2-D, 32 x 4 x 2 in 3-D, x always
+ * 32 wide so a warp reads consecutive j or k).  A 1-D grid covers n with
+ * one thread per index up to 32 blocks per multiprocessor; beyond that
+ * the grid-stride loop in DUO_FOR takes over.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+
+enum { BLOCKS_PER_SM_CAP = 32, MAX_GRID_YZ = 65535 };
+
+static int sync_launches;   /* DUO_SYNC_LAUNCHES=1: wait after launches */
+static void *scratch;       /* device partials for reductions */
+static size_t scratch_bytes;
+static void *result_slot;   /* pinned host copy of a reduced value */
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+static unsigned clamp_blocks(size_t blocks, size_t cap)
+{
+    if (blocks == 0)
+        return 1; /* an empty index space still launches, and does nothing */
+    return (unsigned)(blocks < cap ? blocks : cap);
+}
+
+static size_t grid_cap(void)
+{
+    return (size_t)duo_cuda_sm_count * BLOCKS_PER_SM_CAP;
+}
+
+dim3 duo_cuda_block_1d(void) { return dim3(256); }
+dim3 duo_cuda_block_2d(void) { return dim3(32, 8); }
+dim3 duo_cuda_block_3d(void) { return dim3(32, 4, 2); }
+
+dim3 duo_cuda_grid_1d(size_t n)
+{
+    return dim3(clamp_blocks(ceil_div(n, 256), grid_cap()));
+}
+
+dim3 duo_cuda_grid_2d(size_t ni, size_t nj)
+{
+    unsigned gx = clamp_blocks(ceil_div(nj, 32), grid_cap());
+    unsigned gy = clamp_blocks(ceil_div(ni, 8), MAX_GRID_YZ);
+    return dim3(gx, gy);
+}
+
+dim3 duo_cuda_grid_3d(size_t ni, size_t nj, size_t nk)
+{
+    unsigned gx = clamp_blocks(ceil_div(nk, 32), grid_cap());
+    unsigned gy = clamp_blocks(ceil_div(nj, 4), MAX_GRID_YZ);
+    unsigned gz = clamp_blocks(ceil_div(ni, 2), MAX_GRID_YZ);
+    return dim3(gx, gy, gz);
+}
+
+unsigned duo_cuda_reduce_grid(size_t n)
+{
+    /* One resident wave: more blocks only add partials. */
+    size_t wave = (size_t)duo_cuda_sm_count * (2048 / DUO_CUDA_REDUCE_THREADS);
+    return clamp_blocks(ceil_div(n, DUO_CUDA_REDUCE_THREADS),
+                        wave < 1024 ? wave : 1024);
+}
+
+duo_status duo_launch_end(const char *kernel, const char *file, int line)
+{
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess && sync_launches)
+        err = cudaDeviceSynchronize();
+    if (err == cudaSuccess)
+        return DUO_SUCCESS;
+    return duo_cuda_fail(err, file, line, kernel,
+                         sync_launches ? "kernel launch or execution"
+                                       : "kernel launch");
+}
+
+void *duo_cuda_scratch(size_t bytes, const char *kernel, const char *file,
+                       int line)
+{
+    if (bytes <= scratch_bytes)
+        return scratch;
+    /* Grow geometrically; cudaFree waits for work that uses the old one. */
+    size_t want = bytes > 2 * scratch_bytes ? bytes : 2 * scratch_bytes;
+    cudaError_t err = cudaFree(scratch);
+    scratch = NULL;
+    scratch_bytes = 0;
+    if (err == cudaSuccess)
+        err = cudaMalloc(&scratch, want);
+    if (err != cudaSuccess) {
+        scratch = NULL;
+        duo_cuda_fail(err, file, line, kernel,
+                      "allocating device scratch for partial results");
+        return NULL;
+    }
+    scratch_bytes = want;
+    return scratch;
+}
+
+duo_status duo_cuda_fetch_result(void *result, const void *device_value,
+                                 size_t bytes, const char *kernel,
+                                 const char *file, int line)
+{
+    cudaError_t err = cudaMemcpy(result_slot, device_value, bytes,
+                                 cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+        return duo_cuda_fail(err, file, line, kernel,
+                             "copying the reduced value to the host");
+    memcpy(result, result_slot, bytes);
+    return DUO_SUCCESS;
+}
+
+duo_status duo_cuda_launch_setup(void)
+{
+    const char *env = getenv("DUO_SYNC_LAUNCHES");
+    sync_launches = env != NULL && strcmp(env, "0") != 0 && env[0] != '\0';
+    if (result_slot == NULL)
+        DUO_CUDA_TRY(cudaMallocHost(&result_slot, 64), "duo_init");
+    return DUO_SUCCESS;
+}
+
+duo_status duo_cuda_launch_release(void)
+{
+    void *device = scratch, *pinned = result_slot;
+    scratch = NULL;
+    scratch_bytes = 0;
+    result_slot = NULL;
+    DUO_CUDA_TRY(cudaFree(device), "duo_finalize");
+    DUO_CUDA_TRY(cudaFreeHost(pinned), "duo_finalize");
+    return DUO_SUCCESS;
+}

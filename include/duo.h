@@ -1,0 +1,199 @@
+/*
+ * duo.h - one C API for code that must run on NVIDIA GPUs and on CPUs.
+ *
+ * The same application source is built against one of three backends,
+ * chosen at build time: cuda, openmp or serial.  Every function returns a
+ * duo_status; on failure duo_last_error() says what failed, where, and what
+ * to do about it.  Functions that fail because of a bad argument write
+ * nothing to their outputs.
+ *
+ * "Device memory" is memory from duo_malloc(): GPU memory in a CUDA build,
+ * ordinary host memory in a CPU build.  Code that treats it as device
+ * memory (copies with duo_memcpy, touches it only in kernels) runs
+ * unchanged on every backend.
+ *
+ * Kernel-writing macros (DUO_KERNEL, DUO_FOR, DUO_LAUNCH, ...) are in
+ * <duo/kernel.h>, included below.
+ *
+ * This header is C11 and also compiles as CUDA C++.
+ */
+#ifndef DUO_H
+#define DUO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define DUO_EXTERN_C extern "C"
+extern "C" {
+#else
+#define DUO_EXTERN_C
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Status and errors                                                   */
+
+typedef enum duo_status {
+    DUO_SUCCESS = 0,
+    DUO_ERROR_INVALID_ARGUMENT, /* bad argument; nothing was written    */
+    DUO_ERROR_OUT_OF_MEMORY,    /* device or host allocation failed     */
+    DUO_ERROR_NO_DEVICE,        /* CUDA build, but no usable GPU        */
+    DUO_ERROR_NOT_INITIALIZED,  /* duo_init() was not called (or failed) */
+    DUO_ERROR_LAUNCH,           /* a kernel failed to launch or to run  */
+    DUO_ERROR_BACKEND           /* any other CUDA or library failure    */
+} duo_status;
+
+/* Short fixed name of a status, e.g. "invalid argument". */
+const char *duo_status_string(duo_status status);
+
+/* Message of the most recent failure in this thread: what failed, where
+ * (file:line and function or kernel), and what to do.  "" when none. */
+const char *duo_last_error(void);
+
+/* For simple programs: on failure print duo_last_error() to stderr and
+ * exit(1). */
+#define DUO_CHECK(call)                                                    \
+    do {                                                                   \
+        duo_status duo_check_status_ = (call);                            \
+        if (duo_check_status_ != DUO_SUCCESS)                              \
+            duo_check_failed(duo_check_status_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+void duo_check_failed(duo_status status, const char *call, const char *file,
+                      int line);
+
+/* ------------------------------------------------------------------ */
+/* Runtime                                                             */
+
+/* Start the backend.  A CUDA build with no usable GPU fails here with
+ * DUO_ERROR_NO_DEVICE and a message naming the serial/openmp builds.
+ * Calling duo_init() again after success is a no-op. */
+duo_status duo_init(void);
+duo_status duo_finalize(void);
+
+/* "cuda", "openmp" or "serial". */
+const char *duo_backend_name(void);
+
+typedef struct duo_device_info {
+    char name[256];          /* GPU or CPU model name                   */
+    size_t total_memory;     /* bytes (host RAM on CPU backends)        */
+    size_t free_memory;      /* bytes, at the time of the call          */
+    int multiprocessors;     /* GPU SMs; CPU backends: 0                */
+    int compute_major;       /* compute capability; CPU backends: 0     */
+    int compute_minor;
+    int cpu_threads;         /* threads the CPU backend uses (openmp:
+                                OMP_NUM_THREADS or all cores; serial: 1) */
+} duo_device_info;
+
+duo_status duo_device_info_get(duo_device_info *info);
+
+/* Wait until all work on the device (every stream) is finished. */
+duo_status duo_synchronize(void);
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                              */
+
+duo_status duo_malloc(void **ptr, size_t bytes);      /* device memory  */
+duo_status duo_free(void *ptr);                       /* NULL is a no-op */
+duo_status duo_malloc_host(void **ptr, size_t bytes); /* pinned host    */
+duo_status duo_free_host(void *ptr);                  /* NULL is a no-op */
+
+typedef enum duo_copy_kind {
+    DUO_HOST_TO_DEVICE,
+    DUO_DEVICE_TO_HOST,
+    DUO_DEVICE_TO_DEVICE,
+    DUO_HOST_TO_HOST
+} duo_copy_kind;
+
+/* Blocking copy; source and destination must not overlap. */
+duo_status duo_memcpy(void *dst, const void *src, size_t bytes,
+                      duo_copy_kind kind);
+
+/* Set `bytes` bytes of device memory to (unsigned char)value. */
+duo_status duo_memset(void *dst, int value, size_t bytes);
+
+/* ------------------------------------------------------------------ */
+/* Streams: ordered queues of copies and launches.  NULL is the default
+ * stream.  On CPU backends work on a stream runs at once, in order. */
+
+typedef struct duo_stream_opaque *duo_stream;
+
+duo_status duo_stream_create(duo_stream *stream);
+duo_status duo_stream_destroy(duo_stream stream);     /* NULL is a no-op */
+duo_status duo_stream_synchronize(duo_stream stream);
+
+/* For DUO_HOST_TO_DEVICE / DUO_DEVICE_TO_HOST the host side should be
+ * pinned (duo_malloc_host) for the copy to overlap other work. */
+duo_status duo_memcpy_async(void *dst, const void *src, size_t bytes,
+                            duo_copy_kind kind, duo_stream stream);
+
+/* ------------------------------------------------------------------ */
+/* Reduce                                                              */
+
+typedef enum duo_dtype {
+    DUO_F32, /* float    */
+    DUO_F64, /* double   */
+    DUO_I32, /* int32_t  */
+    DUO_I64, /* int64_t  */
+    DUO_U64  /* uint64_t */
+} duo_dtype;
+
+typedef enum duo_reduce_op { DUO_SUM, DUO_MIN, DUO_MAX } duo_reduce_op;
+
+/* Size in bytes of one element of `type`; 0 for an unknown type. */
+size_t duo_dtype_size(duo_dtype type);
+
+/*
+ * Reduce n elements of device array x to one value, written to the host
+ * variable *result, whose type depends on the operation:
+ *
+ *   DUO_SUM  f32, f64 -> double   (f32 elements are accumulated in double)
+ *            i32, i64 -> int64_t  (two's-complement, wraps modulo 2^64)
+ *            u64      -> uint64_t (wraps modulo 2^64)
+ *   DUO_MIN, DUO_MAX  -> the element type
+ *
+ * Order and determinism: floating-point sums are added in one fixed order
+ * that depends only on n (not on the backend, thread count or GPU), so
+ * every backend returns the same bits for the same input.  Min and max
+ * propagate NaN: if any element is NaN the result is NaN.
+ *
+ * The sum of n = 0 elements is 0; min and max need n > 0.
+ */
+duo_status duo_reduce(duo_reduce_op op, duo_dtype type, const void *x,
+                      size_t n, void *result);
+
+/* Index of the smallest (DUO_MIN) or largest (DUO_MAX) element; the first
+ * one on ties; the first NaN if there is one.  n > 0.  If value is not
+ * NULL, the element itself is written there (element type). */
+duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
+                          size_t n, size_t *index, void *value);
+
+/* ------------------------------------------------------------------ */
+/* Matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major.
+ *
+ * op(A) is M x K, op(B) is K x N, C is M x N; all device memory.
+ * With DUO_NO_TRANS A is stored M x K (lda >= K); with DUO_TRANS it is
+ * stored K x M (lda >= M).  Likewise B: K x N (ldb >= N) or N x K
+ * (ldb >= K).  ldc >= N.  When beta is 0, C is not read (NaN in C does not
+ * propagate); when alpha is 0 or K is 0, A and B are not read.
+ * Arithmetic is strict IEEE single or double precision (no TF32). */
+
+typedef enum duo_transpose { DUO_NO_TRANS, DUO_TRANS } duo_transpose;
+
+duo_status duo_gemm_f32(duo_transpose trans_a, duo_transpose trans_b,
+                        size_t m, size_t n, size_t k, float alpha,
+                        const float *a, size_t lda, const float *b,
+                        size_t ldb, float beta, float *c, size_t ldc);
+
+duo_status duo_gemm_f64(duo_transpose trans_a, duo_transpose trans_b,
+                        size_t m, size_t n, size_t k, double alpha,
+                        const double *a, size_t lda, const double *b,
+                        size_t ldb, double beta, double *c, size_t ldc);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#include <duo/kernel.h>
+
+#endif /* DUO_H */

@@ -1,0 +1,191 @@
+/*
+ * duo/kernel_cuda.h - the CUDA meaning of the kernel macros.  Included by
+ * <duo/kernel.h> when nvcc compiles a source; do not include directly.
+ *
+ * A kernel is a __global__ function and DUO_FOR a grid-stride loop, so a
+ * grid of any size covers any n.  The launch geometry (block shape and the
+ * cap on the grid) is chosen in backend_cuda/launch.cu, in one place.
+ */
+#ifndef DUO_KERNEL_CUDA_H
+#define DUO_KERNEL_CUDA_H
+
+#include <cuda_runtime.h>
+#include <math.h>
+
+#define DUO_RESTRICT __restrict__
+#define DUO_DEVICE static inline __host__ __device__
+#define DUO_KERNEL(name, ...) __global__ void name(__VA_ARGS__)
+
+#define DUO_FOR(i, n)                                                   \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;      \
+         i < (size_t)(n); i += (size_t)gridDim.x * blockDim.x)
+
+#define DUO_FOR_2D(i, j, ni, nj)                                        \
+    for (size_t i = (size_t)blockIdx.y * blockDim.y + threadIdx.y;      \
+         i < (size_t)(ni); i += (size_t)gridDim.y * blockDim.y)         \
+        for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  \
+             j < (size_t)(nj); j += (size_t)gridDim.x * blockDim.x)
+
+#define DUO_FOR_3D(i, j, k, ni, nj, nk)                                     \
+    for (size_t i = (size_t)blockIdx.z * blockDim.z + threadIdx.z;          \
+         i < (size_t)(ni); i += (size_t)gridDim.z * blockDim.z)             \
+        for (size_t j = (size_t)blockIdx.y * blockDim.y + threadIdx.y;      \
+             j < (size_t)(nj); j += (size_t)gridDim.y * blockDim.y)         \
+            for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  \
+                 k < (size_t)(nk); k += (size_t)gridDim.x * blockDim.x)
+
+/* Launch geometry, from backend_cuda/launch.cu. */
+dim3 duo_cuda_block_1d(void);
+dim3 duo_cuda_block_2d(void);
+dim3 duo_cuda_block_3d(void);
+dim3 duo_cuda_grid_1d(size_t n);
+dim3 duo_cuda_grid_2d(size_t ni, size_t nj);
+dim3 duo_cuda_grid_3d(size_t ni, size_t nj, size_t nk);
+cudaStream_t duo_cuda_stream(duo_stream stream);
+
+#define DUO_CUDA_LAUNCH_(stream, kernel, grid, block, ...)                  \
+    (duo_launch_begin(#kernel, __FILE__, __LINE__)                          \
+         ? (kernel<<<(grid), (block), 0, duo_cuda_stream(stream)>>>(        \
+                __VA_ARGS__),                                               \
+            duo_launch_end(#kernel, __FILE__, __LINE__))                    \
+         : duo_launch_refused())
+
+#define DUO_LAUNCH_ON(stream, kernel, n, ...)                        \
+    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_1d(n),            \
+                     duo_cuda_block_1d(), __VA_ARGS__)
+#define DUO_LAUNCH_2D_ON(stream, kernel, ni, nj, ...)                \
+    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_2d(ni, nj),       \
+                     duo_cuda_block_2d(), __VA_ARGS__)
+#define DUO_LAUNCH_3D_ON(stream, kernel, ni, nj, nk, ...)            \
+    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_3d(ni, nj, nk),   \
+                     duo_cuda_block_3d(), __VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
+/* User reductions: each block reduces a grid-stride share of the index
+ * space and writes one partial; one block then combines the partials in
+ * a fixed order.  The grid size depends only on n and the GPU, so the
+ * bits are the same on every run. */
+
+#define DUO_CUDA_REDUCE_THREADS 256
+
+template <class T> struct duo_cuda_limits;
+#define DUO_CUDA_LIMITS_(T, lo, hi)                                     \
+    template <> struct duo_cuda_limits<T> {                             \
+        __host__ __device__ static T lowest() { return (T)(lo); }       \
+        __host__ __device__ static T highest() { return (T)(hi); }      \
+    };
+DUO_CUDA_LIMITS_(float, -INFINITY, INFINITY)
+DUO_CUDA_LIMITS_(double, -INFINITY, INFINITY)
+DUO_CUDA_LIMITS_(int, INT32_MIN, INT32_MAX)
+DUO_CUDA_LIMITS_(long, INT64_MIN, INT64_MAX)
+DUO_CUDA_LIMITS_(long long, INT64_MIN, INT64_MAX)
+DUO_CUDA_LIMITS_(unsigned long, 0, UINT64_MAX)
+DUO_CUDA_LIMITS_(unsigned long long, 0, UINT64_MAX)
+#undef DUO_CUDA_LIMITS_
+
+struct duo_cuda_op_DUO_SUM {
+    template <class T> __device__ static T identity() { return (T)0; }
+    template <class T> __device__ static T apply(T a, T b)
+    { return DUO_COMBINE_DUO_SUM(a, b); }
+};
+struct duo_cuda_op_DUO_MIN {
+    template <class T> __device__ static T identity()
+    { return duo_cuda_limits<T>::highest(); }
+    template <class T> __device__ static T apply(T a, T b)
+    { return DUO_COMBINE_DUO_MIN(a, b); }
+};
+struct duo_cuda_op_DUO_MAX {
+    template <class T> __device__ static T identity()
+    { return duo_cuda_limits<T>::lowest(); }
+    template <class T> __device__ static T apply(T a, T b)
+    { return DUO_COMBINE_DUO_MAX(a, b); }
+};
+
+/* Fixed-shape tree over a block of DUO_CUDA_REDUCE_THREADS threads; the
+ * result is valid in thread 0. */
+template <class Op, class T> __device__ T duo_cuda_block_reduce(T v)
+{
+    __shared__ T warp_sums[DUO_CUDA_REDUCE_THREADS / 32];
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, offset));
+    if ((threadIdx.x & 31) == 0)
+        warp_sums[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < DUO_CUDA_REDUCE_THREADS / 32
+                ? warp_sums[threadIdx.x]
+                : Op::template identity<T>();
+        for (int offset = 16; offset > 0; offset >>= 1)
+            v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, offset));
+    }
+    return v;
+}
+
+template <class Op, class T>
+__global__ void duo_cuda_reduce_finish(const T *partials, unsigned count,
+                                       T *out)
+{
+    T acc = Op::template identity<T>();
+    for (unsigned p = threadIdx.x; p < count; p += blockDim.x)
+        acc = Op::apply(acc, partials[p]);
+    acc = duo_cuda_block_reduce<Op>(acc);
+    if (threadIdx.x == 0)
+        *out = acc;
+}
+
+/* From backend_cuda/launch.cu: grid for a user reduction of n elements,
+ * and device scratch of at least `bytes` bytes (NULL on failure, with the
+ * error recorded). */
+unsigned duo_cuda_reduce_grid(size_t n);
+void *duo_cuda_scratch(size_t bytes, const char *kernel, const char *file,
+                       int line);
+duo_status duo_cuda_fetch_result(void *result, const void *device_value,
+                                 size_t bytes, const char *kernel,
+                                 const char *file, int line);
+
+template <class Op, class T, class A>
+duo_status duo_cuda_user_reduce(void (*kernel)(size_t, A, T *), size_t n,
+                                A args, T *result, const char *name,
+                                const char *file, int line)
+{
+    if (!duo_launch_begin(name, file, line))
+        return duo_launch_refused();
+    if (result == NULL)
+        return duo_reduce_result_missing(name, file, line);
+    const unsigned grid = duo_cuda_reduce_grid(n);
+    T *partials = (T *)duo_cuda_scratch((grid + 1) * sizeof(T), name, file,
+                                        line);
+    if (partials == NULL)
+        return DUO_ERROR_OUT_OF_MEMORY;
+    kernel<<<grid, DUO_CUDA_REDUCE_THREADS>>>(n, args, partials);
+    duo_status status = duo_launch_end(name, file, line);
+    if (status != DUO_SUCCESS)
+        return status;
+    duo_cuda_reduce_finish<Op><<<1, DUO_CUDA_REDUCE_THREADS>>>(
+        partials, grid, partials + grid);
+    status = duo_launch_end(name, file, line);
+    if (status != DUO_SUCCESS)
+        return status;
+    return duo_cuda_fetch_result(result, partials + grid, sizeof(T), name,
+                                 file, line);
+}
+
+#define DUO_REDUCE_DEFINE(name, T, op, fn, Args)                             \
+    __global__ void __launch_bounds__(DUO_CUDA_REDUCE_THREADS)               \
+        name##_duo_partials(size_t n, Args args, T *partials)               \
+    {                                                                        \
+        T acc = duo_cuda_op_##op::identity<T>();                             \
+        DUO_FOR(i, n)                                                        \
+        acc = duo_cuda_op_##op::apply(acc, (T)(fn(i, args)));                \
+        acc = duo_cuda_block_reduce<duo_cuda_op_##op>(acc);                  \
+        if (threadIdx.x == 0)                                                \
+            partials[blockIdx.x] = acc;                                      \
+    }                                                                        \
+    duo_status name(size_t n, Args args, T *result)                          \
+    {                                                                        \
+        return duo_cuda_user_reduce<duo_cuda_op_##op>(                       \
+            name##_duo_partials, n, args, result, #name, __FILE__,           \
+            __LINE__);                                                       \
+    }
+
+#endif /* DUO_KERNEL_CUDA_H */

@@ -1,0 +1,78 @@
+/*
+ * backend.h - what each backend (backend_cpu/, backend_cuda/) implements.
+ *
+ * The public functions in src/ check their arguments and the runtime state
+ * once, for every backend, then call these.  A backend function may assume
+ * valid arguments; it reports its own failures through duo_fail().
+ */
+#ifndef DUO_BACKEND_H
+#define DUO_BACKEND_H
+
+#include <duo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Record a failure for duo_last_error() and return `status`.  `where` is
+ * the API function or kernel; the message says what went wrong and what
+ * to do. */
+duo_status duo_fail_at(duo_status status, const char *file, int line,
+                       const char *where, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+#define duo_fail(status, where, ...) \
+    duo_fail_at(status, __FILE__, __LINE__, where, __VA_ARGS__)
+
+/* 1 once duo_init() has succeeded. */
+int duo_is_initialized(void);
+
+/* DUO_SUCCESS once duo_init() has succeeded, else records and returns
+ * DUO_ERROR_NOT_INITIALIZED for `where`. */
+duo_status duo_require_init(const char *where);
+
+const char *duo_be_name(void);
+duo_status duo_be_init(void);
+duo_status duo_be_finalize(void);
+duo_status duo_be_device_info(duo_device_info *info);
+duo_status duo_be_synchronize(void);
+
+duo_status duo_be_malloc(void **ptr, size_t bytes);
+duo_status duo_be_free(void *ptr);
+duo_status duo_be_malloc_host(void **ptr, size_t bytes);
+duo_status duo_be_free_host(void *ptr);
+duo_status duo_be_memcpy(void *dst, const void *src, size_t bytes,
+                         duo_copy_kind kind);
+duo_status duo_be_memcpy_async(void *dst, const void *src, size_t bytes,
+                               duo_copy_kind kind, duo_stream stream);
+duo_status duo_be_memset(void *dst, int value, size_t bytes);
+
+duo_status duo_be_stream_create(duo_stream *stream);
+duo_status duo_be_stream_destroy(duo_stream stream);
+duo_status duo_be_stream_synchronize(duo_stream stream);
+
+/* n > 0 for every op but DUO_SUM; result as documented in duo.h. */
+duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
+                         size_t n, void *result);
+/* n > 0; value may be NULL. */
+duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
+                             const void *x, size_t n, size_t *index,
+                             void *value);
+
+/* m, n > 0; k == 0 or alpha == 0 mean C = beta * C. */
+duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,
+                           size_t n, size_t k, float alpha, const float *a,
+                           size_t lda, const float *b, size_t ldb,
+                           float beta, float *c, size_t ldc);
+duo_status duo_be_gemm_f64(duo_transpose ta, duo_transpose tb, size_t m,
+                           size_t n, size_t k, double alpha,
+                           const double *a, size_t lda, const double *b,
+                           size_t ldb, double beta, double *c, size_t ldc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DUO_BACKEND_H */

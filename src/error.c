@@ -1,0 +1,52 @@
+/*
+ * error.c - status names and the per-thread last-error message.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+static _Thread_local char last_error[1024];
+
+const char *duo_status_string(duo_status status)
+{
+    switch (status) {
+    case DUO_SUCCESS: return "success";
+    case DUO_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case DUO_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case DUO_ERROR_NO_DEVICE: return "no usable GPU";
+    case DUO_ERROR_NOT_INITIALIZED: return "not initialized";
+    case DUO_ERROR_LAUNCH: return "kernel launch failed";
+    case DUO_ERROR_BACKEND: return "backend failure";
+    }
+    return "unknown status";
+}
+
+const char *duo_last_error(void) { return last_error; }
+
+duo_status duo_fail_at(duo_status status, const char *file, int line,
+                       const char *where, const char *fmt, ...)
+{
+    /* Report the file's name, not the build machine's path to it. */
+    const char *slash = strrchr(file, '/');
+    const char *base = slash ? slash + 1 : file;
+    int used = snprintf(last_error, sizeof last_error, "%s: %s (%s:%d): ",
+                        where, duo_status_string(status), base, line);
+    if (used < 0 || (size_t)used >= sizeof last_error)
+        return status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void duo_check_failed(duo_status status, const char *call, const char *file,
+                      int line)
+{
+    fprintf(stderr, "%s:%d: %s failed: %s\n  %s\n", file, line, call,
+            duo_status_string(status), duo_last_error());
+    exit(1);
+}

@@ -1,0 +1,82 @@
+/*
+ * runtime.c - init/finalize, device info, synchronize, and the checks the
+ * kernel-launch macros make before a launch.
+ */
+#include <string.h>
+
+#include "backend.h"
+
+static int initialized;
+
+int duo_is_initialized(void) { return initialized; }
+
+const char *duo_backend_name(void) { return duo_be_name(); }
+
+duo_status duo_init(void)
+{
+    if (initialized)
+        return DUO_SUCCESS;
+    duo_status status = duo_be_init();
+    if (status == DUO_SUCCESS)
+        initialized = 1;
+    return status;
+}
+
+duo_status duo_finalize(void)
+{
+    if (!initialized)
+        return DUO_SUCCESS;
+    initialized = 0;
+    return duo_be_finalize();
+}
+
+duo_status duo_require_init(const char *where)
+{
+    if (initialized)
+        return DUO_SUCCESS;
+    return duo_fail(DUO_ERROR_NOT_INITIALIZED, where,
+                    "call duo_init() first (and check that it succeeded)");
+}
+
+duo_status duo_device_info_get(duo_device_info *info)
+{
+    if (info == NULL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_device_info_get",
+                        "info is NULL; pass the address of a "
+                        "duo_device_info");
+    duo_status status = duo_require_init("duo_device_info_get");
+    if (status != DUO_SUCCESS)
+        return status;
+    duo_device_info tmp;
+    memset(&tmp, 0, sizeof tmp);
+    status = duo_be_device_info(&tmp);
+    if (status == DUO_SUCCESS)
+        *info = tmp;
+    return status;
+}
+
+duo_status duo_synchronize(void)
+{
+    duo_status status = duo_require_init("duo_synchronize");
+    return status != DUO_SUCCESS ? status : duo_be_synchronize();
+}
+
+int duo_launch_begin(const char *kernel, const char *file, int line)
+{
+    if (initialized)
+        return 1;
+    duo_fail_at(DUO_ERROR_NOT_INITIALIZED, file, line, kernel,
+                "kernel not launched: call duo_init() first (and check "
+                "that it succeeded)");
+    return 0;
+}
+
+duo_status duo_launch_refused(void) { return DUO_ERROR_NOT_INITIALIZED; }
+
+duo_status duo_reduce_result_missing(const char *kernel, const char *file,
+                                     int line)
+{
+    return duo_fail_at(DUO_ERROR_INVALID_ARGUMENT, file, line, kernel,
+                       "result is NULL; pass the address of a host "
+                       "variable for the reduced value");
+}
