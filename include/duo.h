@@ -128,6 +128,20 @@ duo_status duo_memcpy_async(void *dst, const void *src, size_t bytes,
                             duo_copy_kind kind, duo_stream stream);
 
 /* ------------------------------------------------------------------ */
+/* Timers: elapsed time of device work between two points on a stream
+ * (CUDA events on the GPU, a monotonic clock on the CPU), so a program
+ * times GPU work correctly without knowing which backend it runs on. */
+
+typedef struct duo_timer_opaque *duo_timer;
+
+duo_status duo_timer_create(duo_timer *timer);
+duo_status duo_timer_destroy(duo_timer timer);        /* NULL is a no-op */
+duo_status duo_timer_start(duo_timer timer, duo_stream stream);
+duo_status duo_timer_stop(duo_timer timer, duo_stream stream);
+/* Waits for the stop point, then gives start-to-stop in milliseconds. */
+duo_status duo_timer_elapsed_ms(duo_timer timer, double *ms);
+
+/* ------------------------------------------------------------------ */
 /* Reduce                                                              */
 
 typedef enum duo_dtype {

@@ -53,6 +53,13 @@ duo_status duo_be_stream_create(duo_stream *stream);
 duo_status duo_be_stream_destroy(duo_stream stream);
 duo_status duo_be_stream_synchronize(duo_stream stream);
 
+duo_status duo_be_timer_create(duo_timer *timer);
+duo_status duo_be_timer_destroy(duo_timer timer);
+duo_status duo_be_timer_record(duo_timer timer, int stop, duo_stream stream);
+/* Fails with DUO_ERROR_INVALID_ARGUMENT if start or stop was not
+ * recorded. */
+duo_status duo_be_timer_elapsed_ms(duo_timer timer, double *ms);
+
 /* n > 0 for every op but DUO_SUM; result as documented in duo.h. */
 duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                          size_t n, void *result);
