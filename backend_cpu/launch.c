@@ -4,9 +4,11 @@
  */
 #include "backend.h"
 
-duo_status duo_launch_end(const char *kernel, const char *file, int line)
+duo_status duo_launch_end(const char *kernel, duo_stream stream,
+                          const char *file, int line)
 {
     (void)kernel;
+    (void)stream;
     (void)file;
     (void)line;
     return DUO_SUCCESS;

@@ -65,7 +65,8 @@ unsigned duo_cuda_reduce_grid(size_t n)
                         wave < 1024 ? wave : 1024);
 }
 
-duo_status duo_launch_end(const char *kernel, const char *file, int line)
+duo_status duo_cuda_launch_check(const char *kernel, const char *file,
+                                 int line)
 {
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess && sync_launches)
@@ -75,6 +76,13 @@ duo_status duo_launch_end(const char *kernel, const char *file, int line)
     return duo_cuda_fail(err, file, line, kernel,
                          sync_launches ? "kernel launch or execution"
                                        : "kernel launch");
+}
+
+duo_status duo_launch_end(const char *kernel, duo_stream stream,
+                          const char *file, int line)
+{
+    (void)stream;
+    return duo_cuda_launch_check(kernel, file, line);
 }
 
 void *duo_cuda_scratch(size_t bytes, const char *kernel, const char *file,

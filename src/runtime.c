@@ -61,8 +61,10 @@ duo_status duo_synchronize(void)
     return status != DUO_SUCCESS ? status : duo_be_synchronize();
 }
 
-int duo_launch_begin(const char *kernel, const char *file, int line)
+int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
+                     int line)
 {
+    (void)stream;
     if (initialized)
         return 1;
     duo_fail_at(DUO_ERROR_NOT_INITIALIZED, file, line, kernel,

@@ -64,8 +64,10 @@ extern "C" {
 /* Called by the launch macros; not for direct use.  begin checks that
  * duo_init() succeeded, end checks the launch (and on CUDA, with
  * DUO_SYNC_LAUNCHES=1, its execution). */
-int duo_launch_begin(const char *kernel, const char *file, int line);
-duo_status duo_launch_end(const char *kernel, const char *file, int line);
+int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
+                     int line);
+duo_status duo_launch_end(const char *kernel, duo_stream stream,
+                          const char *file, int line);
 duo_status duo_launch_refused(void);
 duo_status duo_reduce_result_missing(const char *kernel, const char *file,
                                      int line);

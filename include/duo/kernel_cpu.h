@@ -46,10 +46,9 @@
 
 /* The stream is accepted for symmetry with CUDA; CPU work runs at once. */
 #define DUO_CPU_LAUNCH_(stream, kernel, ...)                          \
-    ((void)(stream),                                                  \
-     duo_launch_begin(#kernel, __FILE__, __LINE__)                    \
+    (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)            \
          ? (kernel(__VA_ARGS__),                                      \
-            duo_launch_end(#kernel, __FILE__, __LINE__))              \
+            duo_launch_end(#kernel, stream, __FILE__, __LINE__))      \
          : duo_launch_refused())
 
 #define DUO_LAUNCH_ON(stream, kernel, n, ...) \
@@ -93,10 +92,10 @@ static inline size_t duo_cpu_reduce_part_size(size_t n)
 #define DUO_REDUCE_DEFINE(name, T, op, fn, Args)                             \
     duo_status name(size_t n, Args args, T *result)                          \
     {                                                                        \
-        if (!duo_launch_begin(#name, __FILE__, __LINE__))                    \
-            return duo_launch_refused();                                     \
         if (result == NULL)                                                  \
             return duo_reduce_result_missing(#name, __FILE__, __LINE__);     \
+        if (!duo_launch_begin(#name, NULL, __FILE__, __LINE__))              \
+            return duo_launch_refused();                                     \
         const size_t part = duo_cpu_reduce_part_size(n);                     \
         const size_t nparts = (n + part - 1) / part;                         \
         T parts[DUO_CPU_REDUCE_PARTS];                                       \
@@ -114,7 +113,7 @@ static inline size_t duo_cpu_reduce_part_size(size_t n)
         for (size_t p = 0; p < nparts; ++p)                                  \
             acc = DUO_COMBINE_##op(acc, parts[p]);                           \
         *result = acc;                                                       \
-        return duo_launch_end(#name, __FILE__, __LINE__);                    \
+        return duo_launch_end(#name, NULL, __FILE__, __LINE__);              \
     }
 
 #endif /* DUO_KERNEL_CPU_H */

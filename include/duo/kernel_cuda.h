@@ -44,10 +44,10 @@ dim3 duo_cuda_grid_3d(size_t ni, size_t nj, size_t nk);
 cudaStream_t duo_cuda_stream(duo_stream stream);
 
 #define DUO_CUDA_LAUNCH_(stream, kernel, grid, block, ...)                  \
-    (duo_launch_begin(#kernel, __FILE__, __LINE__)                          \
+    (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
          ? (kernel<<<(grid), (block), 0, duo_cuda_stream(stream)>>>(        \
                 __VA_ARGS__),                                               \
-            duo_launch_end(#kernel, __FILE__, __LINE__))                    \
+            duo_launch_end(#kernel, stream, __FILE__, __LINE__))            \
          : duo_launch_refused())
 
 #define DUO_LAUNCH_ON(stream, kernel, n, ...)                        \
@@ -137,37 +137,45 @@ __global__ void duo_cuda_reduce_finish(const T *partials, unsigned count,
  * and device scratch of at least `bytes` bytes (NULL on failure, with the
  * error recorded). */
 unsigned duo_cuda_reduce_grid(size_t n);
+/* The check after one launch: cudaGetLastError, and with
+ * DUO_SYNC_LAUNCHES=1 a wait for the kernel to finish. */
+duo_status duo_cuda_launch_check(const char *kernel, const char *file,
+                                 int line);
 void *duo_cuda_scratch(size_t bytes, const char *kernel, const char *file,
                        int line);
 duo_status duo_cuda_fetch_result(void *result, const void *device_value,
                                  size_t bytes, const char *kernel,
                                  const char *file, int line);
 
+/* Both launches, then the copy of the value to *result.  Every path
+ * after duo_launch_begin goes through duo_launch_end. */
 template <class Op, class T, class A>
 duo_status duo_cuda_user_reduce(void (*kernel)(size_t, A, T *), size_t n,
                                 A args, T *result, const char *name,
                                 const char *file, int line)
 {
-    if (!duo_launch_begin(name, file, line))
-        return duo_launch_refused();
     if (result == NULL)
         return duo_reduce_result_missing(name, file, line);
+    if (!duo_launch_begin(name, NULL, file, line))
+        return duo_launch_refused();
     const unsigned grid = duo_cuda_reduce_grid(n);
     T *partials = (T *)duo_cuda_scratch((grid + 1) * sizeof(T), name, file,
                                         line);
-    if (partials == NULL)
-        return DUO_ERROR_OUT_OF_MEMORY;
-    kernel<<<grid, DUO_CUDA_REDUCE_THREADS>>>(n, args, partials);
-    duo_status status = duo_launch_end(name, file, line);
-    if (status != DUO_SUCCESS)
-        return status;
-    duo_cuda_reduce_finish<Op><<<1, DUO_CUDA_REDUCE_THREADS>>>(
-        partials, grid, partials + grid);
-    status = duo_launch_end(name, file, line);
-    if (status != DUO_SUCCESS)
-        return status;
-    return duo_cuda_fetch_result(result, partials + grid, sizeof(T), name,
-                                 file, line);
+    duo_status status = DUO_ERROR_OUT_OF_MEMORY;
+    if (partials != NULL) {
+        kernel<<<grid, DUO_CUDA_REDUCE_THREADS>>>(n, args, partials);
+        status = duo_cuda_launch_check(name, file, line);
+    }
+    if (status == DUO_SUCCESS) {
+        duo_cuda_reduce_finish<Op><<<1, DUO_CUDA_REDUCE_THREADS>>>(
+            partials, grid, partials + grid);
+        status = duo_cuda_launch_check(name, file, line);
+    }
+    if (status == DUO_SUCCESS)
+        status = duo_cuda_fetch_result(result, partials + grid, sizeof(T),
+                                       name, file, line);
+    const duo_status end = duo_launch_end(name, NULL, file, line);
+    return status != DUO_SUCCESS ? status : end;
 }
 
 #define DUO_REDUCE_DEFINE(name, T, op, fn, Args)                             \
