@@ -78,10 +78,9 @@ duo_status duo_cuda_launch_check(const char *kernel, const char *file,
                                        : "kernel launch");
 }
 
-duo_status duo_launch_end(const char *kernel, duo_stream stream,
-                          const char *file, int line)
+duo_status duo_be_launch_check(const char *kernel, const char *file,
+                               int line)
 {
-    (void)stream;
     return duo_cuda_launch_check(kernel, file, line);
 }
 

@@ -204,6 +204,56 @@ duo_status duo_gemm_f64(duo_transpose trans_a, duo_transpose trans_b,
                         const double *a, size_t lda, const double *b,
                         size_t ldb, double beta, double *c, size_t ldc);
 
+/* ------------------------------------------------------------------ */
+/* Profiler: every duo operation is a named region -- each kernel (by
+ * name), "duo_reduce sum f32" (op and type), "duo_gemm_f32",
+ * "duo_memcpy H2D" (each direction), "duo_memset", "duo_synchronize" --
+ * plus user regions.
+ * Device work is timed with the backend's timer (CUDA events on the GPU,
+ * so asynchronous work is timed where it runs); waits (synchronize) with
+ * the host clock.  The same names and format on every backend, so two
+ * builds' reports join on the region name.
+ *
+ * Off by default.  DUO_PROFILE=summary|csv|json turns it on at duo_init
+ * (DUO_PROFILE_FILE=path to write there instead of stderr), and the
+ * report is written at duo_finalize or program exit.  DUO_PROFILE=nvtx
+ * only emits NVTX ranges (CUDA builds emit them in every mode), for
+ * Nsight Systems. */
+
+typedef enum duo_profile_mode {
+    DUO_PROFILE_OFF,
+    DUO_PROFILE_SUMMARY, /* table sorted by total time */
+    DUO_PROFILE_CSV,
+    DUO_PROFILE_JSON,
+    DUO_PROFILE_NVTX     /* NVTX ranges only, no report */
+} duo_profile_mode;
+
+/* Start (or switch) profiling; path NULL writes the report to stderr.
+ * Regions recorded so far are kept. */
+duo_status duo_profile_start(duo_profile_mode mode, const char *path);
+/* Write the report now (waits for timed device work). */
+duo_status duo_profile_report(void);
+/* Forget every recorded region. */
+duo_status duo_profile_reset(void);
+
+/* User regions nest; duo_region_end must name the innermost open one. */
+duo_status duo_region_begin(const char *name);
+duo_status duo_region_end(const char *name);
+
+typedef struct duo_profile_region {
+    char name[64];
+    char kind[16];     /* kernel, reduce, gemm, memcpy, memset, sync,
+                          region */
+    uint64_t calls;
+    double total_ms, min_ms, max_ms;
+    double bytes;      /* moved, where known; 0 otherwise */
+    double flops;      /* where known; 0 otherwise */
+} duo_profile_region;
+
+/* Statistics of one region by name (waits for timed device work);
+ * DUO_ERROR_INVALID_ARGUMENT if it was never recorded. */
+duo_status duo_profile_get(const char *name, duo_profile_region *out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -53,6 +53,15 @@ duo_status duo_be_stream_create(duo_stream *stream);
 duo_status duo_be_stream_destroy(duo_stream stream);
 duo_status duo_be_stream_synchronize(duo_stream stream);
 
+/* After a kernel launch: did it launch (and, when launches are made
+ * synchronous for debugging, run)? */
+duo_status duo_be_launch_check(const char *kernel, const char *file,
+                               int line);
+
+/* Named ranges for external profilers (NVTX on CUDA; no-ops on CPU). */
+void duo_be_range_push(const char *name);
+void duo_be_range_pop(void);
+
 duo_status duo_be_timer_create(duo_timer *timer);
 duo_status duo_be_timer_destroy(duo_timer timer);
 duo_status duo_be_timer_record(duo_timer timer, int stop, duo_stream stream);

@@ -4,7 +4,7 @@
  */
 #include <stdint.h>
 
-#include "backend.h"
+#include "profile.h"
 
 /* Rows and columns of a row-major operand as stored, given its op. */
 static void stored_shape(duo_transpose t, size_t rows, size_t cols,
@@ -62,6 +62,15 @@ static duo_status check_gemm(const char *where, duo_transpose ta,
     return duo_require_init(where);
 }
 
+/* Bytes a gemm must move at least (A, B, C written, C read if beta != 0)
+ * and its flops, for the profiler. */
+static double gemm_bytes(size_t m, size_t n, size_t k, int reads_c,
+                         size_t elem)
+{
+    return ((double)m * k + (double)k * n + (double)m * n * (reads_c ? 2 : 1)) *
+           (double)elem;
+}
+
 duo_status duo_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,
                         size_t n, size_t k, float alpha, const float *a,
                         size_t lda, const float *b, size_t ldb, float beta,
@@ -72,8 +81,13 @@ duo_status duo_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,
                    a, lda, b, ldb, c, ldc, sizeof(float));
     if (status != DUO_SUCCESS || m == 0 || n == 0)
         return status;
-    return duo_be_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                           ldc);
+    int region = duo_profile_open("duo_gemm_f32", DUO_REGION_GEMM, NULL);
+    status = duo_be_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                             ldc);
+    duo_profile_close(region, NULL,
+                      gemm_bytes(m, n, k, beta != 0.0f, sizeof(float)),
+                      2.0 * (double)m * n * k);
+    return status;
 }
 
 duo_status duo_gemm_f64(duo_transpose ta, duo_transpose tb, size_t m,
@@ -86,6 +100,11 @@ duo_status duo_gemm_f64(duo_transpose ta, duo_transpose tb, size_t m,
                    a, lda, b, ldb, c, ldc, sizeof(double));
     if (status != DUO_SUCCESS || m == 0 || n == 0)
         return status;
-    return duo_be_gemm_f64(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                           ldc);
+    int region = duo_profile_open("duo_gemm_f64", DUO_REGION_GEMM, NULL);
+    status = duo_be_gemm_f64(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                             ldc);
+    duo_profile_close(region, NULL,
+                      gemm_bytes(m, n, k, beta != 0.0, sizeof(double)),
+                      2.0 * (double)m * n * k);
+    return status;
 }

@@ -2,7 +2,7 @@
  * memory.c - device and pinned allocations, copies, memset and streams:
  * argument checks shared by every backend.
  */
-#include "backend.h"
+#include "profile.h"
 
 #define REQUIRE_INIT(where)                                     \
     do {                                                        \
@@ -86,13 +86,24 @@ static duo_status check_copy(const char *where, void *dst, const void *src,
     return DUO_SUCCESS;
 }
 
+static const char *const memcpy_regions[] = {
+    "duo_memcpy H2D", "duo_memcpy D2H", "duo_memcpy D2D",
+    "duo_memcpy H2H"};
+static const char *const memcpy_async_regions[] = {
+    "duo_memcpy_async H2D", "duo_memcpy_async D2H",
+    "duo_memcpy_async D2D", "duo_memcpy_async H2H"};
+
 duo_status duo_memcpy(void *dst, const void *src, size_t bytes,
                       duo_copy_kind kind)
 {
     duo_status status = check_copy("duo_memcpy", dst, src, bytes, kind);
     if (status != DUO_SUCCESS || bytes == 0)
         return status;
-    return duo_be_memcpy(dst, src, bytes, kind);
+    int region = duo_profile_open(memcpy_regions[kind], DUO_REGION_MEMCPY,
+                                  NULL);
+    status = duo_be_memcpy(dst, src, bytes, kind);
+    duo_profile_close(region, NULL, (double)bytes, 0.0);
+    return status;
 }
 
 duo_status duo_memcpy_async(void *dst, const void *src, size_t bytes,
@@ -101,7 +112,11 @@ duo_status duo_memcpy_async(void *dst, const void *src, size_t bytes,
     duo_status status = check_copy("duo_memcpy_async", dst, src, bytes, kind);
     if (status != DUO_SUCCESS || bytes == 0)
         return status;
-    return duo_be_memcpy_async(dst, src, bytes, kind, stream);
+    int region = duo_profile_open(memcpy_async_regions[kind],
+                                  DUO_REGION_MEMCPY, stream);
+    status = duo_be_memcpy_async(dst, src, bytes, kind, stream);
+    duo_profile_close(region, stream, (double)bytes, 0.0);
+    return status;
 }
 
 duo_status duo_memset(void *dst, int value, size_t bytes)
@@ -112,7 +127,10 @@ duo_status duo_memset(void *dst, int value, size_t bytes)
     REQUIRE_INIT("duo_memset");
     if (bytes == 0)
         return DUO_SUCCESS;
-    return duo_be_memset(dst, value, bytes);
+    int region = duo_profile_open("duo_memset", DUO_REGION_MEMSET, NULL);
+    duo_status status = duo_be_memset(dst, value, bytes);
+    duo_profile_close(region, NULL, (double)bytes, 0.0);
+    return status;
 }
 
 duo_status duo_stream_create(duo_stream *stream)
@@ -139,5 +157,9 @@ duo_status duo_stream_destroy(duo_stream stream)
 duo_status duo_stream_synchronize(duo_stream stream)
 {
     REQUIRE_INIT("duo_stream_synchronize");
-    return duo_be_stream_synchronize(stream);
+    int region = duo_profile_open("duo_stream_synchronize", DUO_REGION_SYNC,
+                                  NULL);
+    duo_status status = duo_be_stream_synchronize(stream);
+    duo_profile_close(region, NULL, 0.0, 0.0);
+    return status;
 }

@@ -4,7 +4,7 @@
  */
 #include <stdint.h>
 
-#include "backend.h"
+#include "profile.h"
 
 size_t duo_dtype_size(duo_dtype type)
 {
@@ -14,6 +14,23 @@ size_t duo_dtype_size(duo_dtype type)
     }
     return 0;
 }
+
+/* Region names, by [op][type] in enum order. */
+static const char *const reduce_regions[3][5] = {
+    {"duo_reduce sum f32", "duo_reduce sum f64", "duo_reduce sum i32",
+     "duo_reduce sum i64", "duo_reduce sum u64"},
+    {"duo_reduce min f32", "duo_reduce min f64", "duo_reduce min i32",
+     "duo_reduce min i64", "duo_reduce min u64"},
+    {"duo_reduce max f32", "duo_reduce max f64", "duo_reduce max i32",
+     "duo_reduce max i64", "duo_reduce max u64"}};
+static const char *const reduce_arg_regions[3][5] = {
+    {"", "", "", "", ""},
+    {"duo_reduce_arg min f32", "duo_reduce_arg min f64",
+     "duo_reduce_arg min i32", "duo_reduce_arg min i64",
+     "duo_reduce_arg min u64"},
+    {"duo_reduce_arg max f32", "duo_reduce_arg max f64",
+     "duo_reduce_arg max i32", "duo_reduce_arg max i64",
+     "duo_reduce_arg max u64"}};
 
 static duo_status check(const char *where, duo_reduce_op op, duo_dtype type,
                         const void *x, size_t n, const void *out,
@@ -54,7 +71,12 @@ duo_status duo_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                         "n = 0: the %s of no elements is undefined; only "
                         "DUO_SUM accepts n = 0",
                         op == DUO_MIN ? "minimum" : "maximum");
-    return duo_be_reduce(op, type, x, n, result);
+    int region = duo_profile_open(reduce_regions[op][type],
+                                  DUO_REGION_REDUCE, NULL);
+    status = duo_be_reduce(op, type, x, n, result);
+    duo_profile_close(region, NULL, (double)(n * duo_dtype_size(type)),
+                      (double)n);
+    return status;
 }
 
 duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
@@ -71,5 +93,10 @@ duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
                         "n = 0: an empty array has no smallest or largest "
                         "element");
-    return duo_be_reduce_arg(op, type, x, n, index, value);
+    int region = duo_profile_open(reduce_arg_regions[op][type],
+                                  DUO_REGION_REDUCE, NULL);
+    status = duo_be_reduce_arg(op, type, x, n, index, value);
+    duo_profile_close(region, NULL, (double)(n * duo_dtype_size(type)),
+                      (double)n);
+    return status;
 }

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "backend.h"
+#include "profile.h"
 
 static int initialized;
 
@@ -17,8 +17,14 @@ duo_status duo_init(void)
     if (initialized)
         return DUO_SUCCESS;
     duo_status status = duo_be_init();
-    if (status == DUO_SUCCESS)
-        initialized = 1;
+    if (status != DUO_SUCCESS)
+        return status;
+    initialized = 1;
+    status = duo_profile_init_from_env();
+    if (status != DUO_SUCCESS) {
+        initialized = 0;
+        (void)duo_be_finalize(); /* the profile error is the one to report */
+    }
     return status;
 }
 
@@ -26,8 +32,10 @@ duo_status duo_finalize(void)
 {
     if (!initialized)
         return DUO_SUCCESS;
+    duo_status profile = duo_profile_finish();
     initialized = 0;
-    return duo_be_finalize();
+    duo_status backend = duo_be_finalize();
+    return backend != DUO_SUCCESS ? backend : profile;
 }
 
 duo_status duo_require_init(const char *where)
@@ -58,19 +66,37 @@ duo_status duo_device_info_get(duo_device_info *info)
 duo_status duo_synchronize(void)
 {
     duo_status status = duo_require_init("duo_synchronize");
-    return status != DUO_SUCCESS ? status : duo_be_synchronize();
+    if (status != DUO_SUCCESS)
+        return status;
+    int region = duo_profile_open("duo_synchronize", DUO_REGION_SYNC, NULL);
+    status = duo_be_synchronize();
+    duo_profile_close(region, NULL, 0.0, 0.0);
+    return status;
 }
+
+/* The profiler record of the launch in flight (launches do not nest). */
+static _Thread_local int launch_region = -1;
 
 int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
                      int line)
 {
-    (void)stream;
-    if (initialized)
+    if (initialized) {
+        launch_region = duo_profile_open(kernel, DUO_REGION_KERNEL, stream);
         return 1;
+    }
     duo_fail_at(DUO_ERROR_NOT_INITIALIZED, file, line, kernel,
                 "kernel not launched: call duo_init() first (and check "
                 "that it succeeded)");
     return 0;
+}
+
+duo_status duo_launch_end(const char *kernel, duo_stream stream,
+                          const char *file, int line)
+{
+    duo_status status = duo_be_launch_check(kernel, file, line);
+    duo_profile_close(launch_region, stream, 0.0, 0.0);
+    launch_region = -1;
+    return status;
 }
 
 duo_status duo_launch_refused(void) { return DUO_ERROR_NOT_INITIALIZED; }
