@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 .PHONY: all serial openmp cuda test test-cuda clean
 
 all:
-	@./src/apps/check_apps.sh
+	@MAKE='$(MAKE)' ./src/apps/check_apps.sh
 
 serial openmp:
 	$(CMAKE) -S . -B build/$@ -DDUO_BACKEND=$@ $(CMAKE_FLAGS)

@@ -59,8 +59,13 @@ const char *duo_last_error(void);
             duo_check_failed(duo_check_status_, #call, __FILE__, __LINE__); \
     } while (0)
 
-void duo_check_failed(duo_status status, const char *call, const char *file,
-                      int line);
+#if defined(__cplusplus)
+#define DUO_NORETURN [[noreturn]]
+#else
+#define DUO_NORETURN _Noreturn
+#endif
+DUO_NORETURN void duo_check_failed(duo_status status, const char *call,
+                                   const char *file, int line);
 
 /* ------------------------------------------------------------------ */
 /* Runtime                                                             */

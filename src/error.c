@@ -43,8 +43,8 @@ duo_status duo_fail_at(duo_status status, const char *file, int line,
     return status;
 }
 
-void duo_check_failed(duo_status status, const char *call, const char *file,
-                      int line)
+DUO_NORETURN void duo_check_failed(duo_status status, const char *call,
+                                   const char *file, int line)
 {
     fprintf(stderr, "%s:%d: %s failed: %s\n  %s\n", file, line, call,
             duo_status_string(status), duo_last_error());

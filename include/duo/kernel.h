@@ -2,8 +2,8 @@
  * duo/kernel.h - write a kernel once, run it on the GPU or the CPU.
  *
  * A kernel source is an ordinary .c file in the common subset of C11 and
- * CUDA C++ (cast malloc results, no designated initializers out of order,
- * no VLAs).  A CUDA build compiles it with nvcc, a CPU build with the C
+ * C++17 (cast malloc results, no designated initializers, no compound
+ * literals, no VLAs).  A CUDA build compiles it with nvcc, a CPU build with the C
  * compiler; duo_add_executable() in CMake arranges this.
  *
  *   DUO_KERNEL(saxpy, size_t n, float a, const float *x, float *y)
