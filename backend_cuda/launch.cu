@@ -57,6 +57,15 @@ dim3 duo_cuda_grid_3d(size_t ni, size_t nj, size_t nk)
     return dim3(gx, gy, gz);
 }
 
+dim3 duo_cuda_grid_blocks(size_t gx, size_t gy)
+{
+    /* Beyond CUDA's limits the launch fails and reports the size; a
+     * truncated dim3 would silently run fewer blocks. */
+    if (gx > 0x7fffffffu || gy > MAX_GRID_YZ)
+        return dim3(0, 0);
+    return dim3((unsigned)gx, (unsigned)gy);
+}
+
 unsigned duo_cuda_reduce_grid(size_t n)
 {
     /* One resident wave: more blocks only add partials. */

@@ -31,6 +31,48 @@
  * DUO_DEVICE marks helpers that kernels call; DUO_RESTRICT is C99's
  * restrict in a spelling that nvcc accepts too.
  *
+ * Block-level kernels: blocks of BX x BY threads that share scratch
+ * memory and meet at barriers (CUDA's __shared__ and __syncthreads):
+ *
+ *   #define T 16
+ *   DUO_BLOCK_KERNEL(tile_sum, T, T, size_t n, const float *x, float *out)
+ *   {
+ *       DUO_SHARED(float, tile, T * T);
+ *       DUO_THREADS {
+ *           size_t i = (DUO_BY * DUO_GRID_X + DUO_BX) * T * T + DUO_TID;
+ *           tile[DUO_TID] = i < n ? x[i] : 0.0f;
+ *       }
+ *       DUO_BARRIER;
+ *       DUO_THREADS {
+ *           if (DUO_TID == 0) { ... read all of tile[] ... }
+ *       }
+ *   }
+ *   DUO_BLOCK_KERNEL_END
+ *   ...
+ *   DUO_CHECK(DUO_LAUNCH_BLOCKS(tile_sum, gx, gy, n, x, out));
+ *
+ * On the GPU each thread runs the whole body.  On the CPU a block runs as
+ * a sequence of phases: each DUO_THREADS { } runs for every thread of the
+ * block before the next phase starts (blocks are shared among OpenMP
+ * threads), so no CPU thread per GPU thread is needed.  Hence the rules:
+ *  - Code outside DUO_THREADS runs once per block on the CPU and once per
+ *    thread on the GPU: it must be the same for every thread (block
+ *    indices, loop bounds, DUO_SHARED / DUO_PRIVATE declarations) and must
+ *    not write memory.  Phases may sit inside such block-uniform loops.
+ *  - Thread indices (DUO_TX, DUO_TY, DUO_TID) exist only inside
+ *    DUO_THREADS.  Variables declared in a phase end with it; a value a
+ *    thread keeps across a barrier lives in DUO_PRIVATE(type, name) or
+ *    DUO_PRIVATE_ARRAY(type, name, len) and is used as DUO_MY(name).
+ *  - Put DUO_BARRIER between a phase that writes shared memory and a
+ *    phase that reads what another thread wrote, exactly as in CUDA.  A
+ *    missing barrier shows only on the GPU; compute-sanitizer --tool
+ *    racecheck finds it.
+ *  - No return, break or continue that leaves a DUO_THREADS phase.
+ * DUO_BX, DUO_BY are the block's indices, DUO_GRID_X, DUO_GRID_Y the
+ * grid's size in blocks, DUO_BLOCK_X, DUO_BLOCK_Y the block's size.  A
+ * grid with 0 blocks launches nothing.  On CUDA the grid's y size is at
+ * most 65535.
+ *
  * User reductions: reduce an element function over 0 <= i < n.
  *
  *   typedef struct { uint64_t lo; } prime_args;
@@ -83,6 +125,24 @@ duo_status duo_reduce_result_missing(const char *kernel, const char *file,
 #define DUO_COMBINE_DUO_MIN(a, b) (((b) < (a) || (b) != (b)) ? (b) : (a))
 #define DUO_COMBINE_DUO_MAX(a, b) (((b) > (a) || (b) != (b)) ? (b) : (a))
 
+/* Blocks in a block-level launch, and a helper to size grids. */
+typedef struct duo_grid {
+    size_t x, y;
+} duo_grid;
+
+static inline duo_grid duo_grid_make(size_t x, size_t y)
+{
+    duo_grid g;
+    g.x = x;
+    g.y = y;
+    return g;
+}
+
+static inline size_t duo_ceil_div(size_t a, size_t b)
+{
+    return (a + b - 1) / b;
+}
+
 #if defined(__CUDACC__)
 #include <duo/kernel_cuda.h>
 #else
@@ -95,5 +155,7 @@ duo_status duo_reduce_result_missing(const char *kernel, const char *file,
     DUO_LAUNCH_2D_ON(NULL, kernel, ni, nj, __VA_ARGS__)
 #define DUO_LAUNCH_3D(kernel, ni, nj, nk, ...) \
     DUO_LAUNCH_3D_ON(NULL, kernel, ni, nj, nk, __VA_ARGS__)
+#define DUO_LAUNCH_BLOCKS(kernel, gx, gy, ...) \
+    DUO_LAUNCH_BLOCKS_ON(NULL, kernel, gx, gy, __VA_ARGS__)
 
 #endif /* DUO_KERNEL_H */

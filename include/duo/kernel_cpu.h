@@ -60,6 +60,52 @@
      DUO_CPU_LAUNCH_(stream, kernel, __VA_ARGS__))
 
 /* ------------------------------------------------------------------ */
+/* Block-level kernels: the kernel loops over the grid's blocks (shared
+ * among OpenMP threads); each DUO_THREADS phase loops over the block's
+ * threads, so a barrier is simply the end of a phase.  Shared and private
+ * arrays are locals of the block's iteration, so each OpenMP thread has
+ * its own. */
+
+#define DUO_BLOCK_KERNEL(name, BX, BY, ...)                                 \
+    enum { name##_duo_block_x = (BX), name##_duo_block_y = (BY) };          \
+    void name(duo_grid duo_grid_, __VA_ARGS__)                              \
+    {                                                                       \
+        enum { duo_bdx_ = (BX), duo_bdy_ = (BY) };                          \
+        const size_t duo_blocks_ = duo_grid_.x * duo_grid_.y;               \
+        DUO_PRAGMA_PARALLEL_FOR                                             \
+        for (size_t duo_block_ = 0; duo_block_ < duo_blocks_; ++duo_block_) { \
+            const size_t duo_bx_ = duo_block_ % duo_grid_.x;                \
+            const size_t duo_by_ = duo_block_ / duo_grid_.x;                \
+            (void)duo_bx_;                                                  \
+            (void)duo_by_;
+#define DUO_BLOCK_KERNEL_END \
+        }                    \
+    }
+
+#define DUO_THREADS                                                 \
+    for (size_t duo_ty_ = 0; duo_ty_ < (size_t)duo_bdy_; ++duo_ty_) \
+        DUO_PRAGMA_SIMD                                             \
+        for (size_t duo_tx_ = 0; duo_tx_ < (size_t)duo_bdx_; ++duo_tx_)
+
+#define DUO_BARRIER ((void)0)
+#define DUO_TX duo_tx_
+#define DUO_TY duo_ty_
+#define DUO_TID (duo_ty_ * (size_t)duo_bdx_ + duo_tx_)
+#define DUO_BX duo_bx_
+#define DUO_BY duo_by_
+#define DUO_GRID_X duo_grid_.x
+#define DUO_GRID_Y duo_grid_.y
+#define DUO_BLOCK_X ((size_t)duo_bdx_)
+#define DUO_BLOCK_Y ((size_t)duo_bdy_)
+#define DUO_SHARED(type, name, count) type name[count]
+#define DUO_PRIVATE(type, name) type name[duo_bdx_ * duo_bdy_]
+#define DUO_PRIVATE_ARRAY(type, name, len) type name[duo_bdx_ * duo_bdy_][len]
+#define DUO_MY(name) name[DUO_TID]
+
+#define DUO_LAUNCH_BLOCKS_ON(stream, kernel, gx, gy, ...) \
+    DUO_CPU_LAUNCH_(stream, kernel, duo_grid_make(gx, gy), __VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
 /* User reductions.  The index space is cut into at most
  * DUO_CPU_REDUCE_PARTS contiguous parts whose size depends only on n;
  * each part is reduced in index order and the parts are combined in

@@ -61,6 +61,42 @@ cudaStream_t duo_cuda_stream(duo_stream stream);
                      duo_cuda_block_3d(), __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
+/* Block-level kernels: a plain CUDA kernel with a fixed block shape. */
+
+#define DUO_BLOCK_KERNEL(name, BX, BY, ...)                                 \
+    enum { name##_duo_block_x = (BX), name##_duo_block_y = (BY) };          \
+    __global__ void __launch_bounds__((BX) * (BY)) name(__VA_ARGS__)        \
+    {                                                                       \
+        enum { duo_bdx_ = (BX), duo_bdy_ = (BY) };
+#define DUO_BLOCK_KERNEL_END }
+
+#define DUO_THREADS
+#define DUO_BARRIER __syncthreads()
+#define DUO_TX ((size_t)threadIdx.x)
+#define DUO_TY ((size_t)threadIdx.y)
+#define DUO_TID ((size_t)threadIdx.y * duo_bdx_ + threadIdx.x)
+#define DUO_BX ((size_t)blockIdx.x)
+#define DUO_BY ((size_t)blockIdx.y)
+#define DUO_GRID_X ((size_t)gridDim.x)
+#define DUO_GRID_Y ((size_t)gridDim.y)
+#define DUO_BLOCK_X ((size_t)duo_bdx_)
+#define DUO_BLOCK_Y ((size_t)duo_bdy_)
+#define DUO_SHARED(type, name, count) __shared__ type name[count]
+#define DUO_PRIVATE(type, name) type name[1]
+#define DUO_PRIVATE_ARRAY(type, name, len) type name[1][len]
+#define DUO_MY(name) name[0]
+
+/* Checked grid size for a block launch (0 blocks never reach <<<>>>). */
+dim3 duo_cuda_grid_blocks(size_t gx, size_t gy);
+
+#define DUO_LAUNCH_BLOCKS_ON(stream, kernel, gx, gy, ...)                   \
+    (((gx) == 0 || (gy) == 0)                                               \
+         ? DUO_SUCCESS                                                      \
+         : DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_blocks(gx, gy),   \
+                            dim3(kernel##_duo_block_x, kernel##_duo_block_y), \
+                            __VA_ARGS__))
+
+/* ------------------------------------------------------------------ */
 /* User reductions: each block reduces a grid-stride share of the index
  * space and writes one partial; one block then combines the partials in
  * a fixed order.  The grid size depends only on n and the GPU, so the
