@@ -49,24 +49,24 @@
 #define DEFINE_REDUCE(name, In, Acc, OP, IDENTITY)                           \
     enum {                                                                   \
         name##_VEC = DUO_REDUCE_VEC(sizeof(In)),                             \
-        name##_LANES = DUO_REDUCE_LANES(sizeof(In)),                         \
-        name##_CHUNK = DUO_REDUCE_CHUNK(sizeof(In))                          \
+        name##_LANES = DUO_REDUCE_LANES(sizeof(In))                          \
     };                                                                       \
-    static Acc name##_chunk(const In *x, size_t n, size_t c)                 \
+    static Acc name##_chunk(const In *x, size_t n, size_t steps, size_t c)   \
     {                                                                        \
+        const size_t chunk = steps * name##_LANES;                           \
         Acc lane[name##_LANES];                                              \
         for (size_t l = 0; l < name##_LANES; ++l)                            \
             lane[l] = IDENTITY;                                              \
-        const size_t base = c * name##_CHUNK;                                \
-        if (n - base >= name##_CHUNK) {                                      \
-            for (size_t s = 0; s < DUO_REDUCE_STEPS; ++s) {                  \
+        const size_t base = c * chunk;                                       \
+        if (n - base >= chunk) {                                             \
+            for (size_t s = 0; s < steps; ++s) {                             \
                 const In *p = x + base + s * name##_LANES;                   \
                 _Pragma("omp simd")                                          \
                 for (size_t l = 0; l < name##_LANES; ++l)                    \
                     lane[l] = OP(lane[l], (Acc)p[l]);                        \
             }                                                                \
         } else {                                                             \
-            for (size_t s = 0; s < DUO_REDUCE_STEPS; ++s)                    \
+            for (size_t s = 0; s < steps; ++s)                               \
                 for (size_t l = 0; l < name##_LANES; ++l) {                  \
                     const size_t i = base + s * name##_LANES + l;            \
                     if (i < n)                                               \
@@ -87,7 +87,9 @@
     }                                                                        \
     static duo_status name##_all(const In *x, size_t n, Acc *out)            \
     {                                                                        \
-        const size_t chunks = (n + name##_CHUNK - 1) / name##_CHUNK;         \
+        const size_t steps = duo_reduce_steps(n, name##_LANES);              \
+        const size_t chunk = steps * name##_LANES;                           \
+        const size_t chunks = (n + chunk - 1) / chunk;                       \
         Acc small[64];                                                       \
         Acc *part = chunks <= 64 ? small                                     \
                                  : (Acc *)malloc(chunks * sizeof(Acc));      \
@@ -96,7 +98,7 @@
                             "no memory for %zu partial results", chunks);    \
         OMP(parallel for schedule(static))                                   \
         for (size_t c = 0; c < chunks; ++c)                                  \
-            part[c] = name##_chunk(x, n, c);                                 \
+            part[c] = name##_chunk(x, n, steps, c);                          \
         Acc final[DUO_REDUCE_FINAL_THREADS];                                 \
         for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)                \
             final[t] = IDENTITY;                                             \
@@ -181,7 +183,8 @@ duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
     }                                                                        \
     static name##_pair name##_all(const In *x, size_t n)                     \
     {                                                                        \
-        enum { CHUNK = DUO_REDUCE_CHUNK(sizeof(In)) };                       \
+        const size_t CHUNK = duo_reduce_steps(n, DUO_REDUCE_LANES(sizeof(In))) * \
+                             DUO_REDUCE_LANES(sizeof(In));                   \
         const name##_pair none = {IDENTITY, UINT64_MAX};                     \
         const size_t chunks = (n + CHUNK - 1) / CHUNK;                       \
         name##_pair best = none;                                             \

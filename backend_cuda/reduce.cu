@@ -95,45 +95,55 @@ __device__ typename Op::acc block_fold(typename Op::acc v)
     return v;
 }
 
+/* Lanes of one 16-byte load in (chunk c, step s) for this thread. */
+template <class Op, class In>
+__device__ void combine_vector(typename Op::acc *lane, uint4 raw,
+                               size_t first)
+{
+    const In *v = reinterpret_cast<const In *>(&raw);
+#pragma unroll
+    for (int k = 0; k < DUO_REDUCE_VEC(sizeof(In)); ++k)
+        lane[k] = Op::apply(lane[k], Op::lift(v[k], first + k));
+}
+
 /* Pass 1: steps 1-4 for chunks blockIdx.x, blockIdx.x + gridDim.x, ... */
 template <class Op, class In>
 __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
     reduce_chunks(const In *__restrict__ x, size_t n, size_t chunks,
-                  bool aligned, typename Op::acc *__restrict__ partials)
+                  unsigned steps, bool aligned,
+                  typename Op::acc *__restrict__ partials)
 {
     typedef typename Op::acc Acc;
     constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
     constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
-    constexpr size_t CHUNK = DUO_REDUCE_CHUNK(sizeof(In));
-    constexpr int BATCH = 8; /* 16-byte loads issued before the first use */
-    static_assert(DUO_REDUCE_STEPS % BATCH == 0, "steps come in batches");
+    constexpr unsigned BATCH = 8; /* 16-byte loads in flight per thread */
+    const size_t chunk = (size_t)steps * LANES;
 
     for (size_t c = blockIdx.x; c < chunks; c += gridDim.x) {
-        const size_t first = c * CHUNK + (size_t)threadIdx.x * VEC;
+        const size_t first = c * chunk + (size_t)threadIdx.x * VEC;
+        const uint4 *p = reinterpret_cast<const uint4 *>(x + first);
         Acc lane[VEC];
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
             lane[k] = Op::identity();
-        if (aligned && n - c * CHUNK >= CHUNK) {
-#pragma unroll
-            for (int s0 = 0; s0 < DUO_REDUCE_STEPS; s0 += BATCH) {
+        if (aligned && n - c * chunk >= chunk && steps % BATCH == 0) {
+            for (unsigned s0 = 0; s0 < steps; s0 += BATCH) {
                 uint4 raw[BATCH];
 #pragma unroll
-                for (int b = 0; b < BATCH; ++b)
-                    raw[b] = __ldg(reinterpret_cast<const uint4 *>(
-                        x + first + (size_t)(s0 + b) * LANES));
+                for (unsigned b = 0; b < BATCH; ++b)
+                    raw[b] = __ldg(p + (size_t)(s0 + b) * DUO_REDUCE_THREADS);
 #pragma unroll
-                for (int b = 0; b < BATCH; ++b) {
-                    const In *v = reinterpret_cast<const In *>(&raw[b]);
-#pragma unroll
-                    for (int k = 0; k < VEC; ++k)
-                        lane[k] = Op::apply(
-                            lane[k],
-                            Op::lift(v[k], first + (size_t)(s0 + b) * LANES + k));
-                }
+                for (unsigned b = 0; b < BATCH; ++b)
+                    combine_vector<Op, In>(lane, raw[b],
+                                           first + (size_t)(s0 + b) * LANES);
             }
+        } else if (aligned && n - c * chunk >= chunk) {
+            for (unsigned s = 0; s < steps; ++s)
+                combine_vector<Op, In>(lane,
+                                       __ldg(p + (size_t)s * DUO_REDUCE_THREADS),
+                                       first + (size_t)s * LANES);
         } else {
-            for (int s = 0; s < DUO_REDUCE_STEPS; ++s)
+            for (unsigned s = 0; s < steps; ++s)
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
                     const size_t i = first + (size_t)s * LANES + k;
@@ -169,20 +179,23 @@ static duo_status run(const char *where, const In *x, size_t n,
                       typename Op::acc *out)
 {
     typedef typename Op::acc Acc;
-    const size_t chunks = (n + DUO_REDUCE_CHUNK(sizeof(In)) - 1) /
-                          DUO_REDUCE_CHUNK(sizeof(In));
+    const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(sizeof(In)));
+    const size_t chunk = steps * DUO_REDUCE_LANES(sizeof(In));
+    const size_t chunks = (n + chunk - 1) / chunk;
     Acc *partials = (Acc *)duo_cuda_scratch((chunks + 1) * sizeof(Acc),
                                             where, __FILE__, __LINE__);
     if (partials == NULL)
         return DUO_ERROR_OUT_OF_MEMORY;
     if (chunks > 0) {
-        /* Enough blocks to fill every multiprocessor, no more. */
+        /* At most one resident wave of blocks, each given the same number
+         * of chunks, so no block runs one chunk longer than the rest. */
         const size_t wave = (size_t)duo_cuda_sm_count *
                             (2048 / DUO_REDUCE_THREADS);
-        const unsigned grid = (unsigned)(chunks < wave ? chunks : wave);
+        const size_t per_block = (chunks + wave - 1) / wave;
+        const unsigned grid = (unsigned)((chunks + per_block - 1) / per_block);
         const bool aligned = (uintptr_t)x % 16 == 0;
-        reduce_chunks<Op, In><<<grid, DUO_REDUCE_THREADS>>>(x, n, chunks,
-                                                            aligned, partials);
+        reduce_chunks<Op, In><<<grid, DUO_REDUCE_THREADS>>>(
+            x, n, chunks, (unsigned)steps, aligned, partials);
         DUO_CUDA_TRY(cudaGetLastError(), where);
     }
     reduce_partials<Op><<<1, DUO_REDUCE_FINAL_THREADS>>>(partials, chunks);

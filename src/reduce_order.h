@@ -9,8 +9,11 @@
  *  1. Elements are read in vectors of VEC = 16 / sizeof(element) (one
  *     16-byte load).  A "lane" is one slot of such a vector in one of
  *     THREADS threads: LANES = THREADS * VEC lanes.
- *  2. The array is cut into chunks of CHUNK = STEPS * LANES elements.  In
- *     chunk c, lane l combines elements c*CHUNK + s*LANES + l for
+ *  2. The array is cut into chunks of CHUNK = STEPS * LANES elements,
+ *     where STEPS = duo_reduce_steps(n, LANES) grows with n from 1 to
+ *     MAX_STEPS (short arrays get many small chunks, so many blocks share
+ *     them; long ones get long chunks, so per-chunk work is amortized).
+ *     In chunk c, lane l combines elements c*CHUNK + s*LANES + l for
  *     s = 0 .. STEPS-1 in that order (skipping those >= n), starting from
  *     the identity, in the accumulator type.
  *  3. Thread t's VEC lanes are combined as a balanced pair tree:
@@ -30,15 +33,26 @@
 #ifndef DUO_REDUCE_ORDER_H
 #define DUO_REDUCE_ORDER_H
 
+#include <stddef.h>
+
 #define DUO_REDUCE_THREADS 256
-#define DUO_REDUCE_STEPS 16
+#define DUO_REDUCE_MAX_STEPS 16
 #define DUO_REDUCE_FINAL_THREADS 1024
 #define DUO_REDUCE_WARP 32
 
 #define DUO_REDUCE_VEC(elem_size) (16 / (elem_size))
 #define DUO_REDUCE_LANES(elem_size) \
     (DUO_REDUCE_THREADS * DUO_REDUCE_VEC(elem_size))
-#define DUO_REDUCE_CHUNK(elem_size) \
-    (DUO_REDUCE_STEPS * DUO_REDUCE_LANES(elem_size))
+
+/* Steps per chunk: the largest power of two <= MAX_STEPS that still
+ * leaves at least 1024 chunks (enough to spread over every multiprocessor
+ * of a large GPU), and at least 1. */
+static inline size_t duo_reduce_steps(size_t n, size_t lanes)
+{
+    size_t steps = 1;
+    while (steps < DUO_REDUCE_MAX_STEPS && n / (lanes * steps * 2) >= 1024)
+        steps *= 2;
+    return steps;
+}
 
 #endif /* DUO_REDUCE_ORDER_H */
