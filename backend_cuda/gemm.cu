@@ -1,0 +1,787 @@
+/*
+ * gemm.cu - CUDA backend of duo_gemm_f32 / duo_gemm_f64:
+ * C = alpha * op(A) * op(B) + beta * C, row-major, device pointers, queued
+ * on the default stream.
+ *
+ * Both multiply kernels give each block of 256 threads one 128 x 128 tile
+ * of C and stream op(A) (128 rows) and op(B) (128 columns) through shared
+ * memory one k-slab at a time.  Large tiles are what make a GEMM compute
+ * bound: each element brought into shared memory feeds 128 multiply-adds.
+ * Slabs are copied with cp.async (global -> shared, no registers) into a
+ * ring of 4 stages: three slabs are in flight while one is multiplied,
+ * with one barrier per slab.  The four transpose combinations are
+ * template parameters; however an operand is stored, its slab is read
+ * along the stored matrix's contiguous dimension, so the reads coalesce.
+ * Edge tiles get zeros past the matrix (cp.async zero fill) and skip the
+ * stores.  16-byte copies need 16-byte-aligned pointers and leading
+ * dimensions; when A or B does not allow them, the same kernel is
+ * instantiated with element copies.  Blocks are numbered down groups of
+ * 8 tile rows (tile_of_block) so the blocks running at once share A and B
+ * panels in L2.
+ *
+ * f32: plain FFMA on the CUDA cores (strict IEEE single, no TF32).
+ *   Each thread computes an 8 x 8 sub-tile of C as outer products: per k
+ *   it reads 8 values of op(A) and 8 of op(B) with four 128-bit shared
+ *   loads and issues 64 FFMAs.  For that both slabs are held k-major
+ *   ([k][m] and [k][n]); an operand stored with k contiguous (A not
+ *   transposed, B transposed) is transposed on its way in, by 4-byte
+ *   copies.  A warp covers 32 x 64 of C: its lanes read 4 (A) and 8 (B)
+ *   distinct 16-byte words per load, one shared-memory wavefront each.
+ *   Slab rows are padded by 4 floats so the transposing writes hit 32
+ *   different banks.  k-slab of 16.  With no registers staging the copies,
+ *   64 accumulators fit the kernel in 128 registers, so two blocks (16
+ *   warps) share an SM and hide each other's barriers and latencies.
+ *   Blocks and slabs away from the edges copy without bounds checks: the
+ *   main loop is about 88% FFMA.
+ *
+ * f64: FP64 tensor cores (DMMA), whose products and sums are IEEE double
+ *   (not a reduced precision), at twice the rate of DFMA on Hopper.
+ *   mma.sync m16n8k8 (one DMMA.16x8x8 on sm_90; four m8n8k4 in the sm_80
+ *   PTX).  k-slab of 16.  The slabs keep the stored layout ([m][k] or
+ *   [k][m]), with rows padded by 4 doubles: then the 32 lanes' 8-byte
+ *   fragment loads of mma's layout fill every bank exactly twice in every
+ *   layout, the minimum for 256 bytes.  8 warps of 64 x 32 of C each: 16
+ *   mma per 8 k for 24 fragment loads, 128 accumulator registers per
+ *   thread, one block per SM (132 to 160 KB of shared memory).
+ *
+ * k == 0 or alpha == 0 only scales C (A and B are not read); beta == 0
+ * never reads C, so NaN in C does not propagate.
+ */
+#include <climits>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "backend.h"
+
+/* ------------------------------------------------------------------ */
+/* Shared by both kernels                                              */
+
+static constexpr int kTile = 128;    /* C tile edge of one block         */
+static constexpr int kThreads = 256; /* threads per block                */
+static constexpr int kGroupRows = 8; /* tile rows per rasterization group */
+
+/* Largest m, n or k of a multiply: a tile offset plus one tile and one
+ * k-slab must stay within int. */
+static constexpr size_t kMaxDim = (size_t)INT_MAX - 2 * kTile;
+
+/* Types are internal through unnamed namespaces (they cannot be static). */
+namespace {
+template <typename T> struct GemmParams {
+    const T *a;
+    const T *b;
+    T *c;
+    size_t lda, ldb, ldc;
+    int m, n, k;
+    int tiles_m, tiles_n;
+    T alpha, beta;
+    bool vec_c; /* c and ldc allow 16-byte accesses to C */
+};
+} // namespace
+
+/* Block -> first row and column of its C tile.  Blocks start roughly in
+ * blockIdx order; numbering tiles down a group of kGroupRows tile rows
+ * before moving right keeps the A and B panels that the resident blocks
+ * read few enough to stay in L2. */
+static __device__ __forceinline__ void tile_of_block(int tiles_m,
+                                                     int tiles_n, int &m0,
+                                                     int &n0)
+{
+    const int per_group = kGroupRows * tiles_n;
+    const int group = (int)blockIdx.x / per_group;
+    const int first = group * kGroupRows;
+    const int rows = min(tiles_m - first, kGroupRows);
+    const int r = (int)blockIdx.x - group * per_group;
+    m0 = (first + r % rows) * kTile;
+    n0 = (r / rows) * kTile;
+}
+
+static bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
+
+/* Asynchronous copies global -> shared memory that bypass registers.
+ * Only `bytes` are read from src and the rest is zero-filled: that is how
+ * slabs get zeros past the edges of the matrices, where src is never read
+ * (0 bytes) and so may point anywhere. */
+static __device__ __forceinline__ void cp_async16(uint32_t dst,
+                                                  const void *src, int bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void cp_async8(uint32_t dst,
+                                                 const void *src, int bytes)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void cp_async4(uint32_t dst,
+                                                 const void *src, int bytes)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+}
+
+/* One element: 4 or 8 bytes, `bytes` of them read. */
+template <typename T>
+static __device__ __forceinline__ void cp_async_elem(uint32_t dst,
+                                                     const T *src, int bytes)
+{
+    if (sizeof(T) == 8)
+        cp_async8(dst, src, bytes);
+    else
+        cp_async4(dst, src, bytes);
+}
+
+/* A 16-byte chunk of which the first `valid` elements exist (<= 0: none).
+ * A whole or empty chunk is one copy; a partial one, at the edge of a
+ * matrix, goes element by element (a partial 16-byte copy costs more
+ * address arithmetic even where it is not taken). */
+template <typename T>
+static __device__ __forceinline__ void cp_async_chunk(uint32_t dst,
+                                                      const T *src, int valid)
+{
+    constexpr int kElems = 16 / (int)sizeof(T);
+    if (valid >= kElems || valid <= 0) {
+        cp_async16(dst, src, valid > 0 ? 16 : 0);
+    } else {
+#pragma unroll
+        for (int e = 0; e < kElems; ++e)
+            cp_async_elem(dst + e * (uint32_t)sizeof(T), src + e,
+                          e < valid ? (int)sizeof(T) : 0);
+    }
+}
+
+static __device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* Wait until at most `pending` of this thread's groups are in flight. */
+template <int pending> static __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+/* ------------------------------------------------------------------ */
+/* f32: SIMT FFMA                                                      */
+
+static constexpr int kBkF32 = 16;        /* k per slab                  */
+static constexpr int kStagesF32 = 4;     /* slabs in the cp.async ring  */
+static constexpr int kLdF32 = kTile + 4; /* padded [k][mn] slab row     */
+static constexpr int kSlabF32 = kBkF32 * kLdF32; /* floats per slab     */
+static constexpr int kSmemF32 =
+    kStagesF32 * 2 * kSlabF32 * (int)sizeof(float);
+
+namespace {
+/* One operand's 16 x 128 slab, held k-major ([k][mn]) in shared memory.
+ * KCONTIG (A not transposed, B transposed): the stored rows have k
+ * contiguous, so the slab is transposed on the way in, one 4-byte copy per
+ * element: 8 lanes read 8 k of a row (one 32-byte sector) and write 8 slab
+ * rows, whose padding puts the warp's 32 writes in 32 banks.  Else the
+ * stored rows are the slab's rows: 16-byte copies when aligned (VEC),
+ * else 4-byte ones. */
+template <bool KCONTIG, bool VEC> struct SlabF32 {
+    const float *ptr; /* this thread's first element of the next slab */
+    size_t next;      /* pointer distance between the thread's copies */
+    size_t step;      /* pointer advance per slab                      */
+    int lim_mn;       /* valid elements from ptr along mn              */
+    int lim_k;        /* valid elements from ptr along k               */
+    uint32_t dst;     /* shared address of the first copy, stage 0     */
+
+    __device__ __forceinline__ SlabF32(const float *matrix, size_t ld,
+                                       int mn0, int mn, int k, uint32_t s)
+    {
+        const int t = (int)threadIdx.x;
+        int row, col; /* slab position of the first copy: k, mn */
+        if (KCONTIG) {
+            /* Then k + 8 and mn + 32, + 64, + 96. */
+            row = t & 7;
+            col = t >> 3;
+            ptr = matrix + (size_t)(mn0 + col) * ld + row;
+            next = 32 * ld;
+            step = kBkF32;
+        } else if (VEC) {
+            /* 4 mn per copy; then k + 8. */
+            row = t >> 5;
+            col = (t & 31) * 4;
+            ptr = matrix + (size_t)row * ld + mn0 + col;
+            next = 8 * ld;
+            step = (size_t)kBkF32 * ld;
+        } else {
+            /* Then k + 2, + 4, ... + 14. */
+            row = t >> 7;
+            col = t & 127;
+            ptr = matrix + (size_t)row * ld + mn0 + col;
+            next = 2 * ld;
+            step = (size_t)kBkF32 * ld;
+        }
+        lim_mn = mn - (mn0 + col);
+        lim_k = k - row;
+        dst = s + (uint32_t)((row * kLdF32 + col) * sizeof(float));
+    }
+
+    /* Start copying the next slab into ring stage `stage`.  `whole`: the
+     * slab lies inside the matrix (true but at the edges), so no copy
+     * needs a bounds check.  The test is uniform over the block, and is
+     * made once for all copies. */
+    __device__ __forceinline__ void issue(int stage, bool whole)
+    {
+        const uint32_t d =
+            dst + (uint32_t)(stage * kSlabF32 * sizeof(float));
+        if (whole)
+            copy<true>(d);
+        else
+            copy<false>(d);
+        ptr += step;
+        lim_k -= kBkF32;
+    }
+
+    template <bool WHOLE> __device__ __forceinline__ void copy(uint32_t d)
+    {
+        constexpr int kRow = kLdF32 * (int)sizeof(float); /* bytes */
+        if (KCONTIG) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const bool ok =
+                        WHOLE || (lim_mn > 32 * i && lim_k > 8 * h);
+                    cp_async4(d + 8 * h * kRow + 32 * i * (int)sizeof(float),
+                              ptr + i * next + 8 * h, ok ? 4 : 0);
+                }
+        } else if (VEC) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                if (WHOLE)
+                    cp_async16(d + 8 * h * kRow, ptr + h * next, 16);
+                else
+                    cp_async_chunk(d + 8 * h * kRow, ptr + h * next,
+                                   lim_k > 8 * h ? lim_mn : 0);
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const bool ok = WHOLE || (lim_mn > 0 && lim_k > 2 * i);
+                cp_async4(d + 2 * i * kRow, ptr + i * next, ok ? 4 : 0);
+            }
+        }
+    }
+};
+} // namespace
+
+/* c[0..left) = v + beta * c (C read only when beta != 0), at most 4. */
+static __device__ __forceinline__ void store_c4(float *c, const float (&v)[4],
+                                                int left, float beta,
+                                                bool vec)
+{
+    if (vec && left >= 4) {
+        float4 out = make_float4(v[0], v[1], v[2], v[3]);
+        if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4 *>(c);
+            out.x = fmaf(beta, old.x, out.x);
+            out.y = fmaf(beta, old.y, out.y);
+            out.z = fmaf(beta, old.z, out.z);
+            out.w = fmaf(beta, old.w, out.w);
+        }
+        *reinterpret_cast<float4 *>(c) = out;
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            if (j < left)
+                c[j] = beta != 0.0f ? fmaf(beta, c[j], v[j]) : v[j];
+    }
+}
+
+template <bool TA, bool TB, bool VEC>
+static __global__ void __launch_bounds__(kThreads, 2)
+    gemm_f32_kernel(const GemmParams<float> p)
+{
+    extern __shared__ __align__(16) unsigned char gemm_smem[];
+    float *sa = reinterpret_cast<float *>(gemm_smem); /* ring of A slabs */
+    float *sb = sa + kStagesF32 * kSlabF32;
+
+    int m0, n0;
+    tile_of_block(p.tiles_m, p.tiles_n, m0, n0);
+    SlabF32<!TA, VEC> la(p.a, p.lda, m0, p.m, p.k,
+                         (uint32_t)__cvta_generic_to_shared(sa));
+    SlabF32<TB, VEC> lb(p.b, p.ldb, n0, p.n, p.k,
+                        (uint32_t)__cvta_generic_to_shared(sb));
+
+    /* Blocks and slabs away from the edges copy without bounds checks. */
+    const bool inside_a = m0 + kTile <= p.m, inside_b = n0 + kTile <= p.n;
+    const int slabs = (p.k + kBkF32 - 1) / kBkF32;
+    const int whole_slabs = p.k / kBkF32;
+#pragma unroll
+    for (int s = 0; s < kStagesF32 - 1; ++s) {
+        if (s < slabs) {
+            la.issue(s, inside_a && s < whole_slabs);
+            lb.issue(s, inside_b && s < whole_slabs);
+        }
+        cp_async_commit(); /* empty groups keep the count uniform */
+    }
+
+    /* Warps 4 (m) x 2 (n) of 32 x 64; lanes 4 x 8, each with rows am..+3
+     * and am+16..+19, columns bn..+3 and bn+32..+35. */
+    const int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
+    const int am = (warp >> 1) * 32 + (lane >> 3) * 4;
+    const int bn = (warp & 1) * 64 + (lane & 7) * 4;
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            acc[i][j] = 0.0f;
+
+#pragma unroll 1
+    for (int s = 0; s < slabs; ++s) {
+        /* Slab s has landed for this thread; the barrier makes it so for
+         * all and frees the stage read in iteration s - 1 for refilling. */
+        cp_async_wait<kStagesF32 - 2>();
+        __syncthreads();
+        const int ahead = s + kStagesF32 - 1;
+        if (ahead < slabs) {
+            la.issue(ahead % kStagesF32, inside_a && ahead < whole_slabs);
+            lb.issue(ahead % kStagesF32, inside_b && ahead < whole_slabs);
+        }
+        cp_async_commit();
+
+        const float *xa = sa + (s % kStagesF32) * kSlabF32;
+        const float *xb = sb + (s % kStagesF32) * kSlabF32;
+#pragma unroll
+        for (int kk = 0; kk < kBkF32; ++kk) {
+            const float4 a0 =
+                *reinterpret_cast<const float4 *>(xa + kk * kLdF32 + am);
+            const float4 a1 =
+                *reinterpret_cast<const float4 *>(xa + kk * kLdF32 + am + 16);
+            const float4 b0 =
+                *reinterpret_cast<const float4 *>(xb + kk * kLdF32 + bn);
+            const float4 b1 =
+                *reinterpret_cast<const float4 *>(xb + kk * kLdF32 + bn + 32);
+            const float av[8] = {a0.x, a0.y, a0.z, a0.w,
+                                 a1.x, a1.y, a1.z, a1.w};
+            const float bv[8] = {b0.x, b0.y, b0.z, b0.w,
+                                 b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+    }
+
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const int row = m0 + am + (i & 3) + (i >> 2) * 16;
+        if (row >= p.m)
+            continue;
+        float *crow = p.c + (size_t)row * p.ldc;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int col = n0 + bn + h * 32;
+            float v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                v[j] = p.alpha * acc[i][h * 4 + j];
+            store_c4(crow + col, v, p.n - col, p.beta, p.vec_c);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* f64: DMMA tensor cores                                              */
+
+static constexpr int kBkF64 = 16;          /* k per slab                 */
+static constexpr int kStagesF64 = 4;       /* slabs in the cp.async ring */
+static constexpr int kLdKF64 = kBkF64 + 4; /* padded [mn][k] slab row   */
+static constexpr int kLdMnF64 = kTile + 4; /* padded [k][mn] slab row   */
+
+/* Doubles in one slab of an operand stored with k contiguous or not, and
+ * the shared memory of a kernel. */
+template <bool KCONTIG>
+static constexpr int kSlabF64 = KCONTIG ? kTile * kLdKF64 : kBkF64 * kLdMnF64;
+template <bool TA, bool TB>
+static constexpr int kSmemF64 =
+    kStagesF64 * (kSlabF64<!TA> + kSlabF64<TB>) * (int)sizeof(double);
+
+/* Element (mn, k) of a slab. */
+template <bool KCONTIG>
+static __device__ __forceinline__ int at_f64(int mn, int k)
+{
+    return KCONTIG ? mn * kLdKF64 + k : k * kLdMnF64 + mn;
+}
+
+namespace {
+/* One operand's 16 x 128 slab, copied in the stored layout: 1024 chunks
+ * of 2 doubles, 4 per thread.  KCONTIG (A not transposed, B transposed):
+ * 128 rows of 8 chunks; the thread's chunks are 32 rows apart.  Else
+ * 16 k rows of 64 chunks; the thread's chunks are 4 k rows apart. */
+template <bool KCONTIG, bool VEC> struct SlabF64 {
+    const double *ptr;  /* this thread's first chunk of the next slab   */
+    size_t next;        /* pointer distance between the thread's chunks */
+    size_t step;        /* pointer advance per slab                     */
+    int lim_mn;         /* valid elements from ptr along mn             */
+    int lim_k;          /* valid elements from ptr along k              */
+    uint32_t dst;       /* shared address of the first chunk, stage 0   */
+
+    __device__ __forceinline__ SlabF64(const double *matrix, size_t ld,
+                                       int mn0, int mn, int k, uint32_t s)
+    {
+        const int t = (int)threadIdx.x;
+        if (KCONTIG) {
+            const int row = t >> 3, kc = (t & 7) * 2;
+            lim_mn = mn - (mn0 + row);
+            lim_k = k - kc;
+            ptr = matrix + (size_t)(mn0 + row) * ld + kc;
+            next = 32 * ld;
+            step = kBkF64;
+            dst = s + (uint32_t)(at_f64<true>(row, kc) * sizeof(double));
+        } else {
+            const int kr = t >> 6, col = (t & 63) * 2;
+            lim_mn = mn - (mn0 + col);
+            lim_k = k - kr;
+            ptr = matrix + (size_t)kr * ld + mn0 + col;
+            next = 4 * ld;
+            step = (size_t)kBkF64 * ld;
+            dst = s + (uint32_t)(at_f64<false>(col, kr) * sizeof(double));
+        }
+    }
+
+    /* Start copying the next slab into ring stage `stage`. */
+    __device__ __forceinline__ void issue(int stage)
+    {
+        constexpr int kChunkStride =
+            (KCONTIG ? 32 * kLdKF64 : 4 * kLdMnF64) * (int)sizeof(double);
+        const uint32_t d =
+            dst + (uint32_t)(stage * kSlabF64<KCONTIG> * sizeof(double));
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            /* Doubles of the chunk in the matrix (<= 0: none). */
+            const int rows = KCONTIG ? lim_mn - 32 * i : lim_k - 4 * i;
+            const int n = rows > 0 ? (KCONTIG ? lim_k : lim_mn) : 0;
+            const double *src = ptr + i * next;
+            const uint32_t di = d + i * kChunkStride;
+            if (VEC) {
+                cp_async_chunk(di, src, n);
+            } else {
+                cp_async8(di, src, n > 0 ? 8 : 0);
+                cp_async8(di + 8, src + 1, n > 1 ? 8 : 0);
+            }
+        }
+        ptr += step;
+        lim_k -= kBkF64;
+    }
+};
+} // namespace
+
+/* d (16 x 8) += a (16 x 8) * b (8 x 8).  With g = lane / 4, t = lane % 4:
+ * a = A(g,t) A(g+8,t) A(g,t+4) A(g+8,t+4); b = B(t,g) B(t+4,g);
+ * d = C(g,2t) C(g,2t+1) C(g+8,2t) C(g+8,2t+1). */
+static __device__ __forceinline__ void mma_16x8x8(double (&d)[4],
+                                                  const double (&a)[4],
+                                                  const double (&b)[2])
+{
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+    /* sm_80 has only m8n8k4, whose fragments are the quarters of these:
+     * a[q] holds rows g (+8 for odd q) and k t (+4 for q >= 2). */
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, "
+            "{%3}, {%0,%1};\n"
+            : "+d"(d[(q & 1) * 2]), "+d"(d[(q & 1) * 2 + 1])
+            : "d"(a[q]), "d"(b[q >> 1]));
+#endif
+}
+
+/* c[0..left) = v + beta * c (C read only when beta != 0), at most 2. */
+static __device__ __forceinline__ void store_c2(double *c, double v0,
+                                                double v1, int left,
+                                                double beta, bool vec)
+{
+    if (vec && left >= 2) {
+        double2 out = make_double2(v0, v1);
+        if (beta != 0.0) {
+            const double2 old = *reinterpret_cast<const double2 *>(c);
+            out.x = fma(beta, old.x, out.x);
+            out.y = fma(beta, old.y, out.y);
+        }
+        *reinterpret_cast<double2 *>(c) = out;
+    } else {
+        if (left > 0)
+            c[0] = beta != 0.0 ? fma(beta, c[0], v0) : v0;
+        if (left > 1)
+            c[1] = beta != 0.0 ? fma(beta, c[1], v1) : v1;
+    }
+}
+
+template <bool TA, bool TB, bool VEC>
+static __global__ void __launch_bounds__(kThreads, 1)
+    gemm_f64_kernel(const GemmParams<double> p)
+{
+    constexpr bool KA = !TA, KB = TB; /* stored with k contiguous */
+    extern __shared__ __align__(16) unsigned char gemm_smem[];
+    double *sa = reinterpret_cast<double *>(gemm_smem); /* ring of A slabs */
+    double *sb = sa + kStagesF64 * kSlabF64<KA>;
+
+    int m0, n0;
+    tile_of_block(p.tiles_m, p.tiles_n, m0, n0);
+    SlabF64<KA, VEC> la(p.a, p.lda, m0, p.m, p.k,
+                        (uint32_t)__cvta_generic_to_shared(sa));
+    SlabF64<KB, VEC> lb(p.b, p.ldb, n0, p.n, p.k,
+                        (uint32_t)__cvta_generic_to_shared(sb));
+
+    const int slabs = (p.k + kBkF64 - 1) / kBkF64;
+#pragma unroll
+    for (int s = 0; s < kStagesF64 - 1; ++s) {
+        if (s < slabs) {
+            la.issue(s);
+            lb.issue(s);
+        }
+        cp_async_commit(); /* empty groups keep the count uniform */
+    }
+
+    /* Warps 2 (m) x 4 (n) of 64 x 32: 4 x 4 mma tiles of 16 x 8. */
+    const int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
+    const int g = lane >> 2, t = lane & 3;
+    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
+
+    double acc[4][4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int v = 0; v < 4; ++v)
+                acc[i][j][v] = 0.0;
+
+#pragma unroll 1
+    for (int s = 0; s < slabs; ++s) {
+        /* Slab s has landed for this thread; the barrier makes it so for
+         * all and frees the stage read in iteration s - 1 for refilling. */
+        cp_async_wait<kStagesF64 - 2>();
+        __syncthreads();
+        const int ahead = s + kStagesF64 - 1;
+        if (ahead < slabs) {
+            la.issue(ahead % kStagesF64);
+            lb.issue(ahead % kStagesF64);
+        }
+        cp_async_commit();
+
+        const double *xa = sa + (s % kStagesF64) * kSlabF64<KA>;
+        const double *xb = sb + (s % kStagesF64) * kSlabF64<KB>;
+#pragma unroll
+        for (int kk = 0; kk < kBkF64; kk += 8) {
+            double af[4][4], bf[4][2];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int m = wm + i * 16 + g;
+                af[i][0] = xa[at_f64<KA>(m, kk + t)];
+                af[i][1] = xa[at_f64<KA>(m + 8, kk + t)];
+                af[i][2] = xa[at_f64<KA>(m, kk + t + 4)];
+                af[i][3] = xa[at_f64<KA>(m + 8, kk + t + 4)];
+            }
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int n = wn + j * 8 + g;
+                bf[j][0] = xb[at_f64<KB>(n, kk + t)];
+                bf[j][1] = xb[at_f64<KB>(n, kk + t + 4)];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    mma_16x8x8(acc[i][j], af[i], bf[j]);
+        }
+    }
+
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = m0 + wm + i * 16 + g + 8 * h;
+            if (row >= p.m)
+                continue;
+            double *crow = p.c + (size_t)row * p.ldc;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int col = n0 + wn + j * 8 + 2 * t;
+                store_c2(crow + col, p.alpha * acc[i][j][2 * h],
+                         p.alpha * acc[i][j][2 * h + 1], p.n - col, p.beta,
+                         p.vec_c);
+            }
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* C = beta * C (k == 0 or alpha == 0)                                 */
+
+template <typename T>
+static __global__ void gemm_scale_kernel(size_t m, size_t n, T beta, T *c,
+                                         size_t ldc)
+{
+    for (size_t row = blockIdx.y; row < m; row += gridDim.y) {
+        T *crow = c + row * ldc;
+        for (size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+             col < n; col += (size_t)gridDim.x * blockDim.x)
+            crow[col] = beta == T(0) ? T(0) : beta * crow[col];
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Host side                                                           */
+
+static duo_status check_launch(const char *where, const char *kernel)
+{
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return duo_fail(DUO_ERROR_LAUNCH, where,
+                        "kernel %s launch failed: %s; the CUDA backend "
+                        "needs a GPU of compute capability 8.0 or newer",
+                        kernel, cudaGetErrorString(err));
+    return DUO_SUCCESS;
+}
+
+template <typename T>
+static duo_status scale_c(const char *where, size_t m, size_t n, T beta,
+                          T *c, size_t ldc)
+{
+    if (beta == T(1))
+        return DUO_SUCCESS; /* C = 1 * C */
+    const unsigned threads = 256;
+    const size_t col_blocks = (n + threads - 1) / threads;
+    const dim3 grid((unsigned)(col_blocks < 1024 ? col_blocks : 1024),
+                    (unsigned)(m < 65535 ? m : 65535));
+    gemm_scale_kernel<T><<<grid, threads>>>(m, n, beta, c, ldc);
+    return check_launch(where, "gemm_scale_kernel");
+}
+
+/* Shared memory above the 48 KB default must be opted into per kernel.
+ * The callers do it once per kernel (a thread-safe static). */
+template <typename P>
+static cudaError_t allow_smem(void (*kernel)(P), int bytes)
+{
+    const cudaError_t err = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err != cudaSuccess)
+        cudaGetLastError(); /* reported by the caller, not the next launch */
+    return err;
+}
+
+static duo_status smem_failed(const char *where, const char *kernel,
+                              int bytes, cudaError_t err)
+{
+    return duo_fail(DUO_ERROR_LAUNCH, where,
+                    "cudaFuncSetAttribute(%s, %d bytes of shared memory) "
+                    "failed: %s; the CUDA backend needs a GPU of compute "
+                    "capability 8.0 or newer",
+                    kernel, bytes, cudaGetErrorString(err));
+}
+
+template <bool TA, bool TB, bool VEC>
+static duo_status launch(const GemmParams<float> &p, unsigned blocks)
+{
+    static const cudaError_t smem =
+        allow_smem(gemm_f32_kernel<TA, TB, VEC>, kSmemF32);
+    if (smem != cudaSuccess)
+        return smem_failed("duo_gemm_f32", "gemm_f32_kernel", kSmemF32, smem);
+    gemm_f32_kernel<TA, TB, VEC><<<blocks, kThreads, kSmemF32>>>(p);
+    return check_launch("duo_gemm_f32", "gemm_f32_kernel");
+}
+
+template <bool TA, bool TB, bool VEC>
+static duo_status launch(const GemmParams<double> &p, unsigned blocks)
+{
+    constexpr int bytes = kSmemF64<TA, TB>;
+    static const cudaError_t smem =
+        allow_smem(gemm_f64_kernel<TA, TB, VEC>, bytes);
+    if (smem != cudaSuccess)
+        return smem_failed("duo_gemm_f64", "gemm_f64_kernel", bytes, smem);
+    gemm_f64_kernel<TA, TB, VEC><<<blocks, kThreads, bytes>>>(p);
+    return check_launch("duo_gemm_f64", "gemm_f64_kernel");
+}
+
+template <typename T, bool TA, bool TB>
+static duo_status launch_vec(const GemmParams<T> &p, unsigned blocks,
+                             bool vec)
+{
+    return vec ? launch<TA, TB, true>(p, blocks)
+               : launch<TA, TB, false>(p, blocks);
+}
+
+template <typename T>
+static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
+                       size_t m, size_t n, size_t k, T alpha, const T *a,
+                       size_t lda, const T *b, size_t ldb, T beta, T *c,
+                       size_t ldc)
+{
+    if (k == 0 || alpha == T(0))
+        return scale_c(where, m, n, beta, c, ldc);
+    if (m > kMaxDim || n > kMaxDim || k > kMaxDim)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "m = %zu, n = %zu, k = %zu: the CUDA backend "
+                        "multiplies dimensions up to %zu; split the product "
+                        "into smaller ones",
+                        m, n, k, kMaxDim);
+    const size_t tiles_m = (m + kTile - 1) / kTile;
+    const size_t tiles_n = (n + kTile - 1) / kTile;
+    if (tiles_m * tiles_n > (size_t)INT_MAX)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "m = %zu, n = %zu: C has %zu tiles of %d x %d, more "
+                        "than the %d blocks of one launch; split C into "
+                        "smaller products",
+                        m, n, tiles_m * tiles_n, kTile, kTile, INT_MAX);
+
+    const size_t vw = 16 / sizeof(T); /* elements per 16 bytes */
+    GemmParams<T> p;
+    p.a = a;
+    p.b = b;
+    p.c = c;
+    p.lda = lda;
+    p.ldb = ldb;
+    p.ldc = ldc;
+    p.m = (int)m;
+    p.n = (int)n;
+    p.k = (int)k;
+    p.tiles_m = (int)tiles_m;
+    p.tiles_n = (int)tiles_n;
+    p.alpha = alpha;
+    p.beta = beta;
+    p.vec_c = aligned16(c) && ldc % vw == 0;
+    const bool vec = aligned16(a) && lda % vw == 0 && aligned16(b) &&
+                     ldb % vw == 0;
+    const unsigned blocks = (unsigned)(tiles_m * tiles_n);
+
+    if (ta == DUO_TRANS)
+        return tb == DUO_TRANS ? launch_vec<T, true, true>(p, blocks, vec)
+                               : launch_vec<T, true, false>(p, blocks, vec);
+    return tb == DUO_TRANS ? launch_vec<T, false, true>(p, blocks, vec)
+                           : launch_vec<T, false, false>(p, blocks, vec);
+}
+
+duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,
+                           size_t n, size_t k, float alpha, const float *a,
+                           size_t lda, const float *b, size_t ldb,
+                           float beta, float *c, size_t ldc)
+{
+    return gemm("duo_gemm_f32", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+                c, ldc);
+}
+
+duo_status duo_be_gemm_f64(duo_transpose ta, duo_transpose tb, size_t m,
+                           size_t n, size_t k, double alpha,
+                           const double *a, size_t lda, const double *b,
+                           size_t ldb, double beta, double *c, size_t ldc)
+{
+    return gemm("duo_gemm_f64", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+                c, ldc);
+}
