@@ -19,10 +19,13 @@
 
 #ifdef _OPENMP
 #define DUO_PRAGMA_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC \
+    _Pragma("omp parallel for schedule(dynamic)")
 #define DUO_PRAGMA_PARALLEL_FOR_SIMD \
     _Pragma("omp parallel for simd schedule(static)")
 #else
 #define DUO_PRAGMA_PARALLEL_FOR
+#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC
 #define DUO_PRAGMA_PARALLEL_FOR_SIMD _Pragma("omp simd")
 #endif
 #define DUO_PRAGMA_SIMD _Pragma("omp simd")
@@ -109,7 +112,8 @@
 /* User reductions.  The index space is cut into at most
  * DUO_CPU_REDUCE_PARTS contiguous parts whose size depends only on n;
  * each part is reduced in index order and the parts are combined in
- * order, so the bits do not depend on the number of threads. */
+ * order, so the bits do not depend on the number of threads.  Parts are
+ * handed out dynamically: element costs often vary with the index. */
 
 #define DUO_CPU_REDUCE_PARTS 512
 #define DUO_CPU_REDUCE_MIN_PART 2048
@@ -145,7 +149,7 @@ static inline size_t duo_cpu_reduce_part_size(size_t n)
         const size_t part = duo_cpu_reduce_part_size(n);                     \
         const size_t nparts = (n + part - 1) / part;                         \
         T parts[DUO_CPU_REDUCE_PARTS];                                       \
-        DUO_PRAGMA_PARALLEL_FOR                                              \
+        DUO_PRAGMA_PARALLEL_FOR_DYNAMIC                                      \
         for (size_t p = 0; p < nparts; ++p) {                                \
             const size_t end = (p + 1) * part < n ? (p + 1) * part : n;      \
             T acc = DUO_IDENTITY_##op(T);                                    \
