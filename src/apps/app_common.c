@@ -351,3 +351,12 @@ int app_report_check(size_t mismatches, size_t total, const char *what,
     fflush(stdout);
     return 1;
 }
+
+void app_init(const char *prog)
+{
+    duo_status status = duo_init();
+    if (status == DUO_SUCCESS)
+        return;
+    fprintf(stderr, "%s: %s\n", prog, duo_last_error());
+    exit(status == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+}

@@ -56,6 +56,13 @@ typedef struct app_args {
  * ("--reps=3").  --help prints usage to stdout and exits 0; any error
  * prints "<prog>: <what was wrong>" and the usage to stderr and exits 2.
  */
+/* Exit status when a CUDA build finds no usable GPU: CTest's "skipped". */
+#define APP_EXIT_NO_DEVICE 77
+
+/* duo_init(), or exit: APP_EXIT_NO_DEVICE when there is no usable GPU,
+ * 1 on any other failure, after printing duo's message. */
+void app_init(const char *prog);
+
 void app_parse(int argc, char **argv, const char *prog, const char *usage,
                int max_sizes, const char *const *size_names,
                const app_option *options, int noptions, app_args *args);

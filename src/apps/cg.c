@@ -415,7 +415,7 @@ int main(int argc, char **argv)
     const size_t count = app_count(PROG, "n", n, n);
     const size_t bytes = app_bytes(PROG, "n", count, sizeof(double));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     app_rng rng;
     app_rng_seed(&rng, args.seed);

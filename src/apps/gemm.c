@@ -207,7 +207,7 @@ int main(int argc, char **argv)
         app_usage_error(PROG, USAGE, "--beta %g: expected a number that "
                         "fits in a float for --type f32", beta);
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     gemm_run run;
     memset(&run, 0, sizeof run);

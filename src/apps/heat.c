@@ -244,7 +244,7 @@ int main(int argc, char **argv)
     const size_t n = app_count(PROG, "W x H", h, w);
     const size_t bytes = app_bytes(PROG, "W x H", n, sizeof(double));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     double *u = (double *)app_host_alloc(PROG, bytes);
     initial_grid(u, w, h, args.seed);

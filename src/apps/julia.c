@@ -219,7 +219,7 @@ int main(int argc, char **argv)
     const size_t npoints = app_count(PROG, "W x H", h, w);
     const size_t bytes = app_bytes(PROG, "W x H", npoints, sizeof(int32_t));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     julia_run run;
     run.w = w;

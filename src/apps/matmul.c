@@ -233,7 +233,7 @@ int main(int argc, char **argv)
         (void)app_bytes(PROG, "reference", app_count(PROG, "C", m, n),
                         2 * sizeof(double));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     app_rng rng;
     app_rng_seed(&rng, args.seed);

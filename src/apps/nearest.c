@@ -260,7 +260,7 @@ int main(int argc, char **argv)
                                      sizeof(float));
     const size_t out_bytes = app_bytes(PROG, "N", n, sizeof(int32_t));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     app_rng rng;
     app_rng_seed(&rng, args.seed);

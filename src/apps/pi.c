@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     app_parse(nrest, rest, PROG, USAGE, 1, size_names, NULL, 0, &args);
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     pi_run run;
     run.n = n;

@@ -157,7 +157,7 @@ int main(int argc, char **argv)
         app_usage_error(PROG, USAGE, "size N = %zu: at most 4294967295 "
                         "(candidates are tested in 32-bit arithmetic)", n);
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     primes_run run;
     run.n = n + 1;

@@ -581,7 +581,7 @@ int main(int argc, char **argv)
     const size_t parts = duo_ceil_div(n, RS_BLOCK);
     const size_t part_bytes = app_bytes(PROG, "N", parts, sizeof(int64_t));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     app_rng rng;
     app_rng_seed(&rng, args.seed);

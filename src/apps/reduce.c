@@ -269,7 +269,7 @@ int main(int argc, char **argv)
     const size_t elem = duo_dtype_size(type);
     const size_t bytes = app_bytes(PROG, "N", n, elem);
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     app_rng rng;
     app_rng_seed(&rng, args.seed);

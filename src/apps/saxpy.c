@@ -94,7 +94,7 @@ int main(int argc, char **argv)
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
     const size_t bytes = app_bytes(PROG, "N", n, sizeof(float));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     /* Fresh inputs from the seed. */
     app_rng rng;

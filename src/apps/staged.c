@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     const size_t buf_bytes = app_bytes(PROG, "--chunk", buf_elems,
                                        sizeof(float));
 
-    DUO_CHECK(duo_init());
+    app_init(PROG);
 
     staged_run run;
     memset(&run, 0, sizeof run);

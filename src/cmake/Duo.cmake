@@ -34,8 +34,13 @@ endmacro()
 
 # Compile options for duo's own C code and for kernel sources on CPU.
 function(duo_cpu_options target)
+  # -fno-math-errno lets sqrt and friends vectorize; results are the same,
+  # only errno is no longer set by math functions.
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wno-unknown-pragmas>)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:-fno-math-errno>)
+  endif()
   if(DUO_NATIVE AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:-march=native>)
   endif()
