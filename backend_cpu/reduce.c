@@ -96,7 +96,7 @@
         if (part == NULL)                                                    \
             return duo_fail(DUO_ERROR_OUT_OF_MEMORY, "duo_reduce",           \
                             "no memory for %zu partial results", chunks);    \
-        OMP(parallel for schedule(static))                                   \
+        OMP(parallel for schedule(static) if (chunks > 1))                   \
         for (size_t c = 0; c < chunks; ++c)                                  \
             part[c] = name##_chunk(x, n, steps, c);                          \
         Acc final[DUO_REDUCE_FINAL_THREADS];                                 \
@@ -188,7 +188,7 @@ duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
         const name##_pair none = {IDENTITY, UINT64_MAX};                     \
         const size_t chunks = (n + CHUNK - 1) / CHUNK;                       \
         name##_pair best = none;                                             \
-        OMP(parallel)                                                        \
+        OMP(parallel if (chunks > 1))                                        \
         {                                                                    \
             name##_pair mine = none;                                         \
             OMP(for schedule(static) nowait)                                 \

@@ -1,0 +1,475 @@
+/*
+ * test_gemm.c - duo_gemm_f32 and duo_gemm_f64 against a long double
+ * triple-loop reference, for every transpose pair, odd shapes, tight and
+ * padded leading dimensions, and several (alpha, beta).
+ *
+ * Bound, element by element (Higham, inner products in any order, with or
+ * without fused multiply-add):
+ *   |C - Cref| <= gamma_{K+2} (|alpha| sum_p |A_ip||B_pj| + |beta||C0_ij|)
+ * with gamma_j = j u / (1 - j u), u = 2^-24 (f32) or 2^-53 (f64), plus the
+ * reference's own error (long double, u = 2^-64).
+ *
+ * Poison shows what was written: C's padding columns (ldc > N) and a
+ * guard zone after C must stay 0xFF-poisoned; A's and B's padding holds
+ * NaN, so reading it into the product shows up; with beta = 0, C starts
+ * as NaN (must not be read); with alpha = 0, A and B are all NaN (must
+ * not be read).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "test_util.h"
+
+static test_rng rng;
+
+#define GUARD 16
+
+typedef struct shape {
+    size_t m, n, k;
+} shape;
+
+/* (alpha, beta) pairs. */
+static const double alphas[] = {1.0, 1.5, -2.0, 0.0};
+static const double betas[] = {0.0, -0.5, 1.0, 0.75};
+#define NPAIRS 4
+
+/* ------------------------------------------------------------------ */
+/* Element access for both precisions (es = 4 or 8).                    */
+
+static long double get(const void *p, size_t es, size_t i)
+{
+    return es == 4 ? (long double)((const float *)p)[i]
+                   : (long double)((const double *)p)[i];
+}
+
+static void set(void *p, size_t es, size_t i, double v)
+{
+    if (es == 4)
+        ((float *)p)[i] = (float)v;
+    else
+        ((double *)p)[i] = v;
+}
+
+static int is_poison(const void *p, size_t es, size_t i)
+{
+    return es == 4 ? test_is_poison_f32(((const float *)p)[i])
+                   : test_is_poison_f64(((const double *)p)[i]);
+}
+
+static int is_nan(const void *p, size_t es, size_t i)
+{
+    return es == 4 ? test_isnan_f32(((const float *)p)[i])
+                   : test_isnan_f64(((const double *)p)[i]);
+}
+
+static double nan_value(size_t es)
+{
+    return es == 4 ? (double)test_nan_f32() : test_nan_f64();
+}
+
+static duo_status gemm(size_t es, duo_transpose ta, duo_transpose tb,
+                       size_t m, size_t n, size_t k, double alpha,
+                       const void *a, size_t lda, const void *b, size_t ldb,
+                       double beta, void *c, size_t ldc)
+{
+    if (es == 4)
+        return duo_gemm_f32(ta, tb, m, n, k, (float)alpha, (const float *)a,
+                            lda, (const float *)b, ldb, (float)beta,
+                            (float *)c, ldc);
+    return duo_gemm_f64(ta, tb, m, n, k, alpha, (const double *)a, lda,
+                        (const double *)b, ldb, beta, (double *)c, ldc);
+}
+
+static const char *fname(size_t es)
+{
+    return es == 4 ? "duo_gemm_f32" : "duo_gemm_f64";
+}
+
+static void *dev_copy(const void *h, size_t bytes)
+{
+    void *d = test_device_alloc(bytes);
+    test_to_device(d, h, bytes);
+    return d;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Stored shape of op(X) = rows x cols under transpose t. */
+static void stored(duo_transpose t, size_t rows, size_t cols, size_t *srows,
+                   size_t *scols)
+{
+    *srows = t == DUO_NO_TRANS ? rows : cols;
+    *scols = t == DUO_NO_TRANS ? cols : rows;
+}
+
+/* op(A)(i, p) and op(B)(p, j) as indices into the stored arrays. */
+static size_t a_at(duo_transpose t, size_t lda, size_t i, size_t p)
+{
+    return t == DUO_NO_TRANS ? i * lda + p : p * lda + i;
+}
+
+static size_t b_at(duo_transpose t, size_t ldb, size_t p, size_t j)
+{
+    return t == DUO_NO_TRANS ? p * ldb + j : j * ldb + p;
+}
+
+/* A random rows x cols matrix with leading dimension ld, NaN in the
+ * padding columns. */
+static void *random_matrix(size_t es, size_t rows, size_t cols, size_t ld)
+{
+    const size_t count = rows * ld;
+    void *h = test_xmalloc((count ? count : 1) * es);
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t c = 0; c < ld; ++c)
+            set(h, es, r * ld + c,
+                c < cols ? test_rng_uniform(&rng) : nan_value(es));
+    return h;
+}
+
+static long checked_cases;
+static long double worst_ratio; /* largest error / bound seen */
+
+/* One shape, transpose pair and padding, all (alpha, beta) pairs. */
+static void run_case(size_t es, shape s, duo_transpose ta, duo_transpose tb,
+                     size_t pad)
+{
+    const size_t m = s.m, n = s.n, k = s.k;
+    size_t ar, ac, br, bc;
+    stored(ta, m, k, &ar, &ac);
+    stored(tb, k, n, &br, &bc);
+    const size_t lda = ac + pad, ldb = bc + pad, ldc = n + pad;
+    void *ha = random_matrix(es, ar, ac, lda);
+    void *hb = random_matrix(es, br, bc, ldb);
+    void *da = dev_copy(ha, ar * lda * es);
+    void *db = dev_copy(hb, br * ldb * es);
+
+    /* Reference product and sum of |products|, in long double. */
+    long double *p = (long double *)test_xmalloc(m * n * sizeof(long double));
+    long double *pabs = (long double *)test_xmalloc(m * n *
+                                                    sizeof(long double));
+    for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j) {
+            long double sum = 0.0L, abs_sum = 0.0L;
+            for (size_t q = 0; q < k; ++q) {
+                const long double prod = get(ha, es, a_at(ta, lda, i, q)) *
+                                         get(hb, es, b_at(tb, ldb, q, j));
+                sum += prod;
+                abs_sum += fabsl(prod);
+            }
+            p[i * n + j] = sum;
+            pabs[i * n + j] = abs_sum;
+        }
+
+    const long double u = es == 4 ? ldexpl(1.0L, -24) : ldexpl(1.0L, -53);
+    const long double ku = (long double)(k + 2) * u;
+    const long double gamma = ku / (1.0L - ku);
+    /* The reference: k products and sums, then alpha*P + beta*C0. */
+    const long double ref_gamma = (long double)(k + 4) * ldexpl(1.0L, -63);
+
+    const size_t ccount = m * ldc + GUARD;
+    void *h0 = test_xmalloc(ccount * es);
+    void *hc = test_xmalloc(ccount * es);
+    void *dc = test_device_alloc(ccount * es);
+    for (int pi = 0; pi < NPAIRS; ++pi) {
+        const double alpha = alphas[pi], beta = betas[pi];
+        test_set_context("%s %s%s m=%zu n=%zu k=%zu lda=%zu ldb=%zu ldc=%zu "
+                         "alpha=%g beta=%g", fname(es),
+                         ta == DUO_NO_TRANS ? "N" : "T",
+                         tb == DUO_NO_TRANS ? "N" : "T", m, n, k, lda, ldb,
+                         ldc, alpha, beta);
+        /* C0: random inside, poison in the padding and the guard; with
+         * beta = 0 poison (NaN) everywhere, as C must not be read. */
+        memset(h0, 0xFF, ccount * es);
+        if (beta != 0.0)
+            for (size_t i = 0; i < m; ++i)
+                for (size_t j = 0; j < n; ++j)
+                    set(h0, es, i * ldc + j, test_rng_uniform(&rng));
+        test_to_device(dc, h0, ccount * es);
+        if (!CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da, lda, db, ldb, beta,
+                           dc, ldc)))
+            continue;
+        memset(hc, 0, ccount * es);
+        test_to_host(hc, dc, ccount * es);
+
+        size_t bad = 0, unwritten = 0, padding = 0;
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < ldc; ++j) {
+                const size_t at = i * ldc + j;
+                if (j >= n) {
+                    if (!is_poison(hc, es, at) && padding++ < 3)
+                        CHECK_MSG(0, "C padding (%zu,%zu) written: %.9Lg", i,
+                                  j, get(hc, es, at));
+                    continue;
+                }
+                const long double c0 = beta != 0.0 ? get(h0, es, at) : 0.0L;
+                const long double want =
+                    (long double)alpha * p[i * n + j] +
+                    (long double)beta * c0;
+                const long double scale =
+                    fabsl((long double)alpha) * pabs[i * n + j] +
+                    fabsl((long double)beta) * fabsl(c0);
+                const long double tol = (gamma + ref_gamma) * scale;
+                const long double got = get(hc, es, at);
+                if (is_nan(hc, es, at)) {
+                    if (is_poison(hc, es, at))
+                        ++unwritten;
+                    if (bad++ < 3)
+                        CHECK_MSG(0, "C(%zu,%zu) is NaN%s, want %.17Lg", i, j,
+                                  is_poison(hc, es, at) ? " (not written)"
+                                                        : "",
+                                  want);
+                    continue;
+                }
+                const long double err = fabsl(got - want);
+                if (err > tol) {
+                    if (bad++ < 3)
+                        CHECK_MSG(0, "C(%zu,%zu) = %.17Lg, want %.17Lg: error "
+                                  "%.3Lg > bound %.3Lg", i, j, got, want, err,
+                                  tol);
+                } else if (tol > 0.0L && err / tol > worst_ratio) {
+                    worst_ratio = err / tol;
+                }
+            }
+        CHECK_MSG(bad == 0, "%zu of %zu elements wrong (%zu not written)",
+                  bad, m * n, unwritten);
+        CHECK_MSG(padding == 0, "%zu padding elements of C written", padding);
+        for (size_t g = m * ldc; g < ccount; ++g)
+            CHECK_MSG(is_poison(hc, es, g), "guard element %zu after C "
+                      "written", g - m * ldc);
+        ++checked_cases;
+    }
+    CHECK_OK(duo_free(da));
+    CHECK_OK(duo_free(db));
+    CHECK_OK(duo_free(dc));
+    free(ha);
+    free(hb);
+    free(h0);
+    free(hc);
+    free(p);
+    free(pabs);
+}
+
+static void test_shapes(size_t es)
+{
+    const shape shapes[] = {{1, 1, 1},       {2, 3, 4},       {7, 5, 3},
+                            {31, 33, 17},    {33, 31, 64},    {65, 1, 129},
+                            {1, 65, 129},    {100, 101, 1},   {129, 127, 255},
+                            {513, 257, 129},
+                            /* several k blocks, n blocks, and a C wide
+                             * enough to be split by columns */
+                            {64, 48, 1000},  {5, 700, 33},    {8, 2000, 200}};
+    const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
+    /* Tight, padded to an odd leading dimension, and padded by 16 bytes
+     * (which keeps whatever 16-byte alignment the rows had, so vectorized
+     * paths are taken with padding too). */
+    const size_t pads[3] = {0, 3, 16 / es};
+    const double t0 = test_seconds();
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int x = 0; x < 2; ++x)
+            for (int y = 0; y < 2; ++y)
+                for (size_t pi = 0; pi < 3; ++pi)
+                    run_case(es, shapes[s], tr[x], tr[y], pads[pi]);
+    printf("%s shapes: %.2f s\n", fname(es), test_seconds() - t0);
+    test_set_context("%s", "");
+}
+
+/* C = beta * C exactly, nothing else read or written: K = 0 (A and B
+ * NULL), or alpha = 0 (A and B all NaN, or NULL). */
+static void check_scaled(size_t es, size_t m, size_t n, size_t ldc,
+                         double beta, const void *h0, const void *hc)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < ldc; ++j) {
+            const size_t at = i * ldc + j;
+            if (j >= n) {
+                if (!is_poison(hc, es, at) && bad++ < 3)
+                    CHECK_MSG(0, "C padding (%zu,%zu) written", i, j);
+                continue;
+            }
+            /* One rounding of beta * c0 in the working precision; with
+             * beta = 0 the result is 0 whatever C held. */
+            long double want;
+            if (beta == 0.0)
+                want = 0.0L;
+            else if (es == 4)
+                want = (long double)((float)beta * ((const float *)h0)[at]);
+            else
+                want = (long double)(beta * ((const double *)h0)[at]);
+            if ((is_nan(hc, es, at) || get(hc, es, at) != want) && bad++ < 3)
+                CHECK_MSG(0, "C(%zu,%zu) = %.17Lg, want beta*C0 = %.17Lg%s",
+                          i, j, get(hc, es, at), want,
+                          is_poison(hc, es, at) ? " (not written)" : "");
+        }
+    CHECK_MSG(bad == 0, "%zu elements wrong", bad);
+}
+
+static void test_special(size_t es)
+{
+    const size_t m = 37, n = 29, ldc = 32, k = 19;
+    const size_t ccount = m * ldc;
+    void *h0 = test_xmalloc(ccount * es);
+    void *hc = test_xmalloc(ccount * es);
+    void *dc = test_device_alloc(ccount * es);
+    /* A and B entirely NaN: reading either shows. */
+    const size_t abcount = 64 * 64;
+    void *hnan = test_xmalloc(abcount * es);
+    for (size_t i = 0; i < abcount; ++i)
+        set(hnan, es, i, nan_value(es));
+    void *dnan = dev_copy(hnan, abcount * es);
+    const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
+
+    for (int pi = 0; pi < NPAIRS; ++pi) {
+        const double alpha = alphas[pi], beta = betas[pi];
+        for (int x = 0; x < 2; ++x)
+            for (int y = 0; y < 2; ++y) {
+                const duo_transpose ta = tr[x], tb = tr[y];
+                for (int variant = 0; variant < 3; ++variant) {
+                    /* 0: K = 0, A and B NULL; 1: alpha = 0, A and B NaN;
+                     * 2: alpha = 0, A and B NULL. */
+                    const size_t kk = variant == 0 ? 0 : k;
+                    const double al = variant == 0 ? alpha : 0.0;
+                    const void *a = variant == 1 ? dnan : NULL;
+                    const void *b = variant == 1 ? dnan : NULL;
+                    size_t ar, ac, br, bc;
+                    stored(ta, m, kk, &ar, &ac);
+                    stored(tb, kk, n, &br, &bc);
+                    const size_t lda = ac > 0 ? ac : 1;
+                    const size_t ldb = bc > 0 ? bc : 1;
+                    test_set_context("%s %s%s K=%zu alpha=%g beta=%g (%s)",
+                                     fname(es), x ? "T" : "N", y ? "T" : "N",
+                                     kk, al, beta,
+                                     variant == 0   ? "K = 0, A, B NULL"
+                                     : variant == 1 ? "alpha = 0, A, B NaN"
+                                                    : "alpha = 0, A, B NULL");
+                    memset(h0, 0xFF, ccount * es);
+                    if (beta != 0.0)
+                        for (size_t i = 0; i < m; ++i)
+                            for (size_t j = 0; j < n; ++j)
+                                set(h0, es, i * ldc + j,
+                                    test_rng_uniform(&rng));
+                    test_to_device(dc, h0, ccount * es);
+                    if (!CHECK_OK(gemm(es, ta, tb, m, n, kk, al, a, lda, b,
+                                       ldb, beta, dc, ldc)))
+                        continue;
+                    memset(hc, 0, ccount * es);
+                    test_to_host(hc, dc, ccount * es);
+                    check_scaled(es, m, n, ldc, beta, h0, hc);
+                }
+            }
+    }
+
+    /* M = 0 or N = 0: success, nothing written (C may even be NULL). */
+    const shape empty[] = {{0, 5, 3}, {5, 0, 3}, {0, 0, 0}, {0, 7, 0}};
+    for (size_t e = 0; e < sizeof empty / sizeof empty[0]; ++e) {
+        const size_t mm = empty[e].m, nn = empty[e].n, kk = empty[e].k;
+        test_set_context("%s m=%zu n=%zu k=%zu", fname(es), mm, nn, kk);
+        void *hab = test_xmalloc(64 * es);
+        for (size_t i = 0; i < 64; ++i)
+            set(hab, es, i, test_rng_uniform(&rng));
+        void *dab = dev_copy(hab, 64 * es);
+        memset(h0, 0xFF, ccount * es);
+        test_to_device(dc, h0, ccount * es);
+        const size_t lda = kk > 0 ? kk : 1, ldb = nn > 0 ? nn : 1,
+                     ldcc = nn > 0 ? nn : 1;
+        CHECK_OK(gemm(es, DUO_NO_TRANS, DUO_NO_TRANS, mm, nn, kk, 1.0, dab,
+                      lda, dab, ldb, 0.5, dc, ldcc));
+        CHECK_OK(gemm(es, DUO_NO_TRANS, DUO_NO_TRANS, mm, nn, kk, 1.0, dab,
+                      lda, dab, ldb, 0.0, NULL, ldcc));
+        test_to_host(hc, dc, ccount * es);
+        size_t touched = 0;
+        for (size_t i = 0; i < ccount; ++i)
+            touched += !is_poison(hc, es, i);
+        CHECK_MSG(touched == 0, "%zu elements of C written", touched);
+        CHECK_OK(duo_free(dab));
+        free(hab);
+    }
+    CHECK_OK(duo_free(dnan));
+    CHECK_OK(duo_free(dc));
+    free(hnan);
+    free(h0);
+    free(hc);
+    test_set_context("%s", "");
+}
+
+/* Bad arguments: DUO_ERROR_INVALID_ARGUMENT, C untouched, and a message
+ * naming the function and the argument. */
+static void test_errors(size_t es)
+{
+    const size_t m = 4, n = 5, k = 6;
+    const size_t big = 64;
+    void *hbuf = test_xmalloc(big * es);
+    for (size_t i = 0; i < big; ++i)
+        set(hbuf, es, i, test_rng_uniform(&rng));
+    void *a = dev_copy(hbuf, big * es);
+    void *b = dev_copy(hbuf, big * es);
+    void *hc = test_xmalloc(big * es);
+    memset(hc, 0xFF, big * es);
+    void *c = dev_copy(hc, big * es);
+    const duo_transpose N = DUO_NO_TRANS, T = DUO_TRANS;
+    const size_t huge = SIZE_MAX / es / 2;
+
+#define EXPECT_REFUSED(ta, tb, mm, nn, kk, alpha, pa, lda, pb, ldb, pc, ldc,   \
+                       word)                                                 \
+    do {                                                                     \
+        test_set_context("%s error: %s", fname(es), word);                   \
+        CHECK_STATUS(gemm(es, ta, tb, mm, nn, kk, alpha, pa, lda, pb, ldb,   \
+                          0.5, pc, ldc),                                     \
+                     DUO_ERROR_INVALID_ARGUMENT);                            \
+        CHECK_CONTAINS_WORD(duo_last_error(), fname(es));                    \
+        CHECK_CONTAINS_WORD(duo_last_error(), word);                         \
+        test_to_host(hc, c, big * es);                                       \
+        size_t touched_ = 0;                                                 \
+        for (size_t i_ = 0; i_ < big; ++i_)                                  \
+            touched_ += !is_poison(hc, es, i_);                              \
+        CHECK_MSG(touched_ == 0, "C written (%zu elements)", touched_);      \
+    } while (0)
+
+    /* Leading dimensions one too small, for each transpose. */
+    EXPECT_REFUSED(N, N, m, n, k, 1.0, a, k - 1, b, n, c, n, "lda");
+    EXPECT_REFUSED(T, N, m, n, k, 1.0, a, m - 1, b, n, c, n, "lda");
+    EXPECT_REFUSED(N, N, m, n, k, 1.0, a, k, b, n - 1, c, n, "ldb");
+    EXPECT_REFUSED(N, T, m, n, k, 1.0, a, k, b, k - 1, c, n, "ldb");
+    EXPECT_REFUSED(N, N, m, n, k, 1.0, a, k, b, n, c, n - 1, "ldc");
+    EXPECT_REFUSED(T, T, m, n, k, 1.0, a, m, b, k, c, n - 1, "ldc");
+    /* An ld that fits the other transpose but not this one. */
+    EXPECT_REFUSED(N, N, m, n, k, 1.0, a, m, b, n, c, n, "lda");
+    EXPECT_REFUSED(N, T, m, n, k, 1.0, a, k, b, n, c, n, "ldb");
+    /* NULL operands that are needed. */
+    EXPECT_REFUSED(N, N, m, n, k, 1.0, NULL, k, b, n, c, n, "a");
+    EXPECT_REFUSED(N, N, m, n, k, 1.0, a, k, NULL, n, c, n, "b");
+    EXPECT_REFUSED(N, N, m, n, k, 1.0, a, k, b, n, NULL, n, "c");
+    EXPECT_REFUSED(N, N, m, n, 0, 1.0, NULL, 1, NULL, n, NULL, n, "c");
+    /* Transposes that do not exist. */
+    EXPECT_REFUSED((duo_transpose)5, N, m, n, k, 1.0, a, k, b, n, c, n,
+                   "trans_a");
+    EXPECT_REFUSED(N, (duo_transpose)7, m, n, k, 1.0, a, k, b, n, c, n,
+                   "trans_b");
+    /* Sizes whose last element's offset overflows size_t. */
+    EXPECT_REFUSED(N, N, huge, n, k, 1.0, a, k, b, n, c, n, "a");
+    EXPECT_REFUSED(N, N, 1, n, huge, 1.0, a, huge, b, n, c, n, "b");
+    EXPECT_REFUSED(N, N, huge, 1, 1, 0.0, NULL, 1, NULL, 1, c, 1024, "c");
+#undef EXPECT_REFUSED
+
+    CHECK_OK(duo_free(a));
+    CHECK_OK(duo_free(b));
+    CHECK_OK(duo_free(c));
+    free(hbuf);
+    free(hc);
+    test_set_context("%s", "");
+}
+
+int main(void)
+{
+    test_rng_seed(&rng, 0x67656D6DULL);
+    test_init_or_skip();
+    for (size_t es = 4; es <= 8; es += 4) {
+        test_errors(es);
+        test_special(es);
+        test_shapes(es);
+    }
+    printf("gemm: %ld cases checked elementwise; largest error / bound "
+           "%.3Lg\n", checked_cases, worst_ratio);
+    CHECK_OK(duo_finalize());
+    return test_summary("gemm");
+}
