@@ -230,19 +230,29 @@ static void text_str(text *t, const char *s, int sanitize)
     text_add(t, s, strlen(s), sanitize);
 }
 
-/* argv[1..] joined by spaces, without --dump FILE / --dump=FILE. */
+/* argv[1..] joined by spaces, without the options that cannot change a
+ * result: --dump FILE, --reps R and --check (so two runs that differ only
+ * in where they dump, how often they time, or whether they check, compare
+ * as the same run). */
 static void add_args(text *t, int argc, char **argv)
 {
+    static const char *const with_value[] = {"--dump", "--reps"};
     int first = 1;
     for (int i = 1; i < argc && argv != NULL; ++i) {
         const char *a = argv[i];
         if (a == NULL)
             break;
-        if (strcmp(a, "--dump") == 0) {
-            ++i; /* and its value */
-            continue;
+        int skip = strcmp(a, "--check") == 0;
+        for (size_t o = 0; o < sizeof with_value / sizeof *with_value; ++o) {
+            const size_t len = strlen(with_value[o]);
+            if (strcmp(a, with_value[o]) == 0) {
+                ++i; /* and its value */
+                skip = 1;
+            } else if (strncmp(a, with_value[o], len) == 0 && a[len] == '=') {
+                skip = 1;
+            }
         }
-        if (strncmp(a, "--dump=", 7) == 0)
+        if (skip)
             continue;
         if (!first)
             text_str(t, " ", 0);

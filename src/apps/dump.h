@@ -31,9 +31,10 @@
  * empty array).
  *
  * The recorded args are argv[1..argc-1] joined by single spaces with
- * "--dump FILE" / "--dump=FILE" left out, so that two runs that differ
- * only in where they dump have equal args (duo-compare requires equal
- * app and args).  Control characters in args and the device name are
+ * the options that cannot change a result left out ("--dump FILE",
+ * "--reps R", "--check", and their "=" forms), so that two runs that
+ * differ only in those have equal args (duo-compare requires equal app
+ * and args).  Control characters in args and the device name are
  * written as '?'.
  *
  * ---------------------------------------------------------------------
@@ -48,7 +49,8 @@
  *         20   L bytes  metadata: UTF-8 text, one "key=value" per line,
  *                       each line ending in '\n', no NUL bytes:
  *                         app=<app name>
- *                         args=<argv[1..] joined by spaces, minus --dump>
+ *                         args=<argv[1..] joined by spaces, minus --dump,
+ *                               --reps and --check>
  *                         backend=<duo_backend_name()>
  *                         device=<duo_device_info.name, or "unknown">
  *                       (readers ignore other keys)

@@ -25,12 +25,14 @@
 #include <duo.h>
 
 #include "app_common.h"
+#include "dump.h"
+#include "dump_arg.h"
 
 static const char *const PROG = "duo-gemm";
 static const char *const USAGE =
     "usage: duo-gemm [M [N [K]]] [--type f32|f64] [--ta] [--tb]\n"
     "                [--alpha A] [--beta B] [--reps R] [--seed S] [--check]\n"
-    "                [--help]\n"
+    "                [--dump FILE] [--help]\n"
     "  C = alpha * op(A) * op(B) + beta * C, row-major; op(A) is M x K,\n"
     "  op(B) is K x N.  One size means square; N defaults to M, K to N.\n"
     "  Default 512 (CPU backends) or 2048 (CUDA).\n"
@@ -42,7 +44,8 @@ static const char *const USAGE =
     "             is reported\n"
     "  --seed S   seed of the random inputs (default 1)\n"
     "  --check    compare the warm-up run with a host reference; exit 1 on\n"
-    "             a mismatch\n";
+    "             a mismatch\n"
+    "  --dump FILE  write C after the warm-up run (\"C\", M x N) to FILE\n";
 
 #define DEFAULT_SIZE_CPU 512
 #define DEFAULT_SIZE_GPU 2048
@@ -197,7 +200,12 @@ int main(int argc, char **argv)
     options[4].value = &beta;
     options[4].choices = NULL;
     app_args args;
-    app_parse(argc, argv, PROG, USAGE, 3, size_names, options, 5, &args);
+    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
+                                                    sizeof *rest);
+    int nrest = 0;
+    const char *dump_path =
+        dump_arg_take(argc, argv, PROG, USAGE, rest, &nrest);
+    app_parse(nrest, rest, PROG, USAGE, 3, size_names, options, 5, &args);
 
     const int f64 = type_choice == 1;
     if (!f64 && fabs(alpha) > FLT_MAX)
@@ -269,7 +277,7 @@ int main(int argc, char **argv)
      * result starts as NaN. */
     void *out = NULL;
     run_gemm(&run);
-    if (args.check) {
+    if (args.check || dump_path != NULL) {
         out = app_host_alloc(PROG, c_bytes);
         memset(out, 0xff, c_bytes);
         DUO_CHECK(duo_memcpy(out, dc, c_bytes, DUO_DEVICE_TO_HOST));
@@ -287,6 +295,13 @@ int main(int argc, char **argv)
     int failed = 0;
     if (args.check)
         failed = check_gemm(&run, a, b, c0, out);
+    if (dump_path != NULL) {
+        const size_t dims[2] = {run.m, run.n};
+        dump_writer *d = dump_open(dump_path, PROG, argc, argv);
+        dump_array(d, "C", f64 ? DUO_F64 : DUO_F32, 2, dims, out);
+        if (dump_close(d) != 0)
+            failed = 1;
+    }
 
     DUO_CHECK(duo_free(da));
     DUO_CHECK(duo_free(db));
@@ -295,6 +310,7 @@ int main(int argc, char **argv)
     free(a);
     free(b);
     free(c0);
+    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

@@ -23,14 +23,18 @@
 #include <duo.h>
 
 #include "app_common.h"
+#include "dump.h"
+#include "dump_arg.h"
 
 static const char *const PROG = "duo-reduce";
 static const char *const USAGE =
     "usage: duo-reduce [N] [--type f32|f64|i32|i64|u64]\n"
     "                  [--op sum|min|max|argmin|argmax] [--reps R]\n"
-    "                  [--seed S] [--check] [--help]\n"
+    "                  [--seed S] [--check] [--dump FILE] [--help]\n"
     "  Reduce N random elements (default N = 16777216 = 2^24) with\n"
     "  duo_reduce (sum, min, max) or duo_reduce_arg (argmin, argmax).\n"
+    "  --dump FILE  write the result (\"value\"; argmin/argmax also\n"
+    "             \"index\", u64) to FILE\n"
     "  N          elements, a positive integer\n"
     "  --type T   element type (default f32)\n"
     "  --op OP    operation (default sum)\n"
@@ -262,7 +266,12 @@ int main(int argc, char **argv)
     options[1].value = &op;
     options[1].choices = OP_NAMES;
     app_args args;
-    app_parse(argc, argv, PROG, USAGE, 1, size_names, options, 2, &args);
+    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
+                                                    sizeof *rest);
+    int nrest = 0;
+    const char *dump_path =
+        dump_arg_take(argc, argv, PROG, USAGE, rest, &nrest);
+    app_parse(nrest, rest, PROG, USAGE, 1, size_names, options, 2, &args);
 
     const duo_dtype type = TYPES[type_choice];
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
@@ -315,9 +324,25 @@ int main(int argc, char **argv)
         else
             failed = check_int_sum(type, x, n, got);
     }
+    if (dump_path != NULL) {
+        /* The value has the type duo.h gives the result of this op. */
+        const duo_dtype value_type =
+            op != OP_SUM ? type
+            : (type == DUO_F32 || type == DUO_F64) ? DUO_F64
+            : type == DUO_U64 ? DUO_U64 : DUO_I64;
+        const uint64_t index64 = (uint64_t)got_index;
+        const size_t one[1] = {1};
+        dump_writer *d = dump_open(dump_path, PROG, argc, argv);
+        dump_array(d, "value", value_type, 1, one, &got);
+        if (op == OP_ARGMIN || op == OP_ARGMAX)
+            dump_array(d, "index", DUO_U64, 1, one, &index64);
+        if (dump_close(d) != 0)
+            failed = 1;
+    }
 
     DUO_CHECK(duo_free(dx));
     free(x);
+    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

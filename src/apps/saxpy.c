@@ -4,6 +4,7 @@
  * time of R runs and GB/s at 12 bytes per element (read x and y, write y).
  *
  *   build/<backend>/bin/duo-saxpy [N] [--reps R] [--seed S] [--check]
+ *                                 [--dump FILE]
  *
  * --check compares the first (warm-up) run, made on fresh inputs, with a
  * host reference: every element must equal, bit for bit, either a*x + y
@@ -18,15 +19,19 @@
 #include <duo.h>
 
 #include "app_common.h"
+#include "dump.h"
+#include "dump_arg.h"
 
 static const char *const PROG = "duo-saxpy";
 static const char *const USAGE =
-    "usage: duo-saxpy [N] [--reps R] [--seed S] [--check] [--help]\n"
+    "usage: duo-saxpy [N] [--reps R] [--seed S] [--check] [--dump FILE]\n"
+    "                 [--help]\n"
     "  y = a * x + y on N floats (default N = 16777216 = 2^24).\n"
     "  N          elements, a positive integer\n"
     "  --reps R   timed runs after one warm-up run (default 5); the median\n"
     "             is reported\n"
     "  --seed S   seed of the random inputs (default 1)\n"
+    "  --dump FILE  write y after the warm-up run (\"y\", f32) to FILE\n"
     "  --check    compare the warm-up run with a host reference; exit 1 on\n"
     "             a mismatch\n";
 
@@ -90,7 +95,12 @@ int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"N"};
     app_args args;
-    app_parse(argc, argv, PROG, USAGE, 1, size_names, NULL, 0, &args);
+    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
+                                                    sizeof *rest);
+    int nrest = 0;
+    const char *dump_path =
+        dump_arg_take(argc, argv, PROG, USAGE, rest, &nrest);
+    app_parse(nrest, rest, PROG, USAGE, 1, size_names, NULL, 0, &args);
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
     const size_t bytes = app_bytes(PROG, "N", n, sizeof(float));
 
@@ -121,7 +131,7 @@ int main(int argc, char **argv)
      * inputs; the host copy of the result starts as NaN. */
     float *out = NULL;
     run_saxpy(&run);
-    if (args.check) {
+    if (args.check || dump_path != NULL) {
         out = (float *)app_host_alloc(PROG, bytes);
         memset(out, 0xff, bytes);
         DUO_CHECK(duo_memcpy(out, dy, bytes, DUO_DEVICE_TO_HOST));
@@ -136,12 +146,20 @@ int main(int argc, char **argv)
     int failed = 0;
     if (args.check)
         failed = check_saxpy(n, a, x, y0, out);
+    if (dump_path != NULL) {
+        dump_writer *d = dump_open(dump_path, PROG, argc, argv);
+        const size_t dims[1] = {n};
+        dump_array(d, "y", DUO_F32, 1, dims, out);
+        if (dump_close(d) != 0)
+            failed = 1;
+    }
 
     DUO_CHECK(duo_free(dx));
     DUO_CHECK(duo_free(dy));
     free(out);
     free(x);
     free(y0);
+    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }
