@@ -104,6 +104,16 @@ case_tolerance() {
     expect_out 'm f64[3x4]: PASS' '(tol 1e-08, 16 ulps)'
     run beyond base --ulps=100000000
     expect_rc 0
+    # An absolute tolerance above the largest difference (3.83e-9) passes,
+    # one below it does not.
+    run beyond base --atol=4e-9
+    expect_rc 0
+    expect_out 'm f64[3x4]: PASS' 'atol 4e-09'
+    run beyond base --atol=3e-9
+    expect_rc 1
+    expect_out 'm f64[3x4]: FAIL'
+    run beyond base --atol=-1
+    expect_rc 2
     # A tighter one fails "within".
     run within base --tol=1e-7
     expect_rc 1

@@ -2,7 +2,8 @@
  * compare.c - duo-compare: compare two --dump files of a duo app (e.g.
  * one from the openmp build and one from the cuda build) value by value.
  *
- *   build/<backend>/bin/duo-compare A B [--tol T] [--ulps U] [--exact]
+ *   build/<backend>/bin/duo-compare A B [--tol T] [--atol A] [--ulps U]
+ *                                   [--exact]
  *                                       [--quiet]
  *
  * Plain C11, no kernels, no duo_init: it only reads files.  The usage
@@ -18,7 +19,7 @@
 
 static const char *const PROG = "duo-compare";
 static const char *const USAGE =
-    "usage: duo-compare A B [--tol T] [--ulps U] [--exact] [--quiet] "
+    "usage: duo-compare A B [--tol T] [--atol A] [--ulps U] [--exact] [--quiet] "
     "[--help]\n"
     "\n"
     "Compare two --dump files of a duo app (e.g. one written by the openmp\n"
@@ -42,7 +43,7 @@ static const char *const USAGE =
     "left out of these statistics; nmse also leaves out infinities.\n"
     "\n"
     "A mismatch is\n"
-    "  floats    |a - b| > T * max(|a|, |b|) AND more than U ulps apart,\n"
+    "  floats    |a - b| > A + T * max(|a|, |b|) AND more than U ulps apart,\n"
     "            so an element passes if it is within either bound; a NaN\n"
     "            vs a number mismatches, NaN vs NaN matches; an infinity\n"
     "            vs anything but the same infinity mismatches\n"
@@ -53,9 +54,15 @@ static const char *const USAGE =
     "Options\n"
     "  --tol T   relative tolerance of f32 and f64 elements, a number >= 0\n"
     "            (default: f32 1e-5, f64 1e-12)\n"
+    "  --atol A  absolute tolerance of f32 and f64 elements, a number >= 0\n"
+    "            (default 0); use the error bound of the computation, e.g.\n"
+    "            2 (K+2) u sum|A||B| for two independently summed dot\n"
+    "            products of length K, where values near 0 from\n"
+    "            cancellation make any relative bound meaningless\n"
     "  --ulps U  ULP tolerance of f32 and f64 elements, an integer >= 0\n"
     "            (default: f32 4, f64 16)\n"
-    "  --exact   bitwise equality for every type (not with --tol, --ulps)\n"
+    "  --exact   bitwise equality for every type (not with --tol, --atol,\n"
+    "            --ulps)\n"
     "  --quiet   print only the lines of failing arrays and the verdict\n"
     "  --help    print this text and exit 0\n"
     "\n"
@@ -67,7 +74,7 @@ static const char *const USAGE =
     "and subnormal values, where a relative bound means little; the\n"
     "relative bounds 1e-5 (about 84 f32 epsilons) and 1e-12 (about 4500\n"
     "f64 epsilons) allow the rounding accumulated by sums and dot products\n"
-    "of moderate length.  There is no absolute tolerance: a value that\n"
+    "of moderate length.  There is no default absolute tolerance: a value that\n"
     "should be 0 but carries rounding noise from cancellation can fail.\n"
     "\n"
     "Output: a header line (app, args, and each file's backend and\n"
@@ -84,6 +91,7 @@ static const char *const USAGE =
 typedef struct options {
     const char *path_a, *path_b;
     double tol;   /* < 0: per-type default */
+    double atol;  /* absolute tolerance, default 0 */
     long long ulps; /* < 0: per-type default */
     int exact;
     int quiet;
@@ -128,6 +136,7 @@ static void parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->tol = -1.0;
+    o->atol = -1.0;
     o->ulps = -1;
     int npaths = 0;
     for (int i = 1; i < argc; ++i) {
@@ -153,6 +162,16 @@ static void parse_options(int argc, char **argv, options *o)
                 usage_error("--tol '%s': expected a finite number >= 0",
                             text);
             o->tol = t;
+        } else if (is_option(arg, "--atol", &value)) {
+            const char *text = take_value(argc, argv, &i, value, "--atol");
+            char *end = NULL;
+            errno = 0;
+            double t = strtod(text, &end);
+            if (text[0] == '\0' || *end != '\0' || errno == ERANGE ||
+                !isfinite(t) || t < 0)
+                usage_error("--atol '%s': expected a finite number >= 0",
+                            text);
+            o->atol = t;
         } else if (is_option(arg, "--ulps", &value)) {
             const char *text = take_value(argc, argv, &i, value, "--ulps");
             char *end = NULL;
@@ -173,9 +192,9 @@ static void parse_options(int argc, char **argv, options *o)
     if (npaths != 2)
         usage_error("%s", npaths == 0 ? "give two dump files, A and B"
                                       : "give a second dump file, B");
-    if (o->exact && (o->tol >= 0 || o->ulps >= 0))
+    if (o->exact && (o->tol >= 0 || o->atol >= 0 || o->ulps >= 0))
         usage_error("%s", "--exact requires bitwise equality; it cannot be "
-                    "combined with --tol or --ulps");
+                    "combined with --tol, --atol or --ulps");
 }
 
 /* ------------------------------------------------------------------ */
@@ -224,7 +243,8 @@ static void note_error(stats *s, double diff, double b, uint64_t ulp)
 }
 
 static void compare_floats(const dump_entry *ea, const dump_entry *eb,
-                           double tol, uint64_t ulps, int exact, stats *s)
+                           double tol, double atol, uint64_t ulps, int exact,
+                           stats *s)
 {
     const int f32 = ea->type == DUO_F32;
     for (uint64_t i = 0; i < ea->count; ++i) {
@@ -273,7 +293,7 @@ static void compare_floats(const dump_entry *ea, const dump_entry *eb,
         else if (isinf(a) || isinf(b))
             bad = 1;
         else
-            bad = diff > tol * fmax(fabs(a), fabs(b)) && ulp > ulps;
+            bad = diff > atol + tol * fmax(fabs(a), fabs(b)) && ulp > ulps;
         if (bad)
             note_mismatch(s, i);
     }
@@ -402,23 +422,28 @@ static int compare_array(const dump_entry *ea, const dump_entry *eb,
     stats s;
     memset(&s, 0, sizeof s);
     const int is_float = ea->type == DUO_F32 || ea->type == DUO_F64;
-    double tol = 0;
+    double tol = 0, atol = 0;
     uint64_t ulps = 0;
-    char criteria[64];
+    char criteria[96];
     if (o->exact) {
         snprintf(criteria, sizeof criteria, "exact");
     } else if (is_float) {
         tol = o->tol >= 0 ? o->tol : (ea->type == DUO_F32 ? 1e-5 : 1e-12);
         ulps = o->ulps >= 0 ? (uint64_t)o->ulps
                             : (ea->type == DUO_F32 ? 4u : 16u);
-        snprintf(criteria, sizeof criteria, "tol %g, %llu ulps", tol,
-                 (unsigned long long)ulps);
+        atol = o->atol >= 0 ? o->atol : 0.0;
+        if (atol > 0)
+            snprintf(criteria, sizeof criteria, "tol %g, atol %g, %llu ulps",
+                     tol, atol, (unsigned long long)ulps);
+        else
+            snprintf(criteria, sizeof criteria, "tol %g, %llu ulps", tol,
+                     (unsigned long long)ulps);
     } else {
         snprintf(criteria, sizeof criteria, "integers: exact");
     }
 
     if (is_float)
-        compare_floats(ea, eb, tol, ulps, o->exact, &s);
+        compare_floats(ea, eb, tol, atol, ulps, o->exact, &s);
     else
         compare_ints(ea, eb, &s);
 
