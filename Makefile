@@ -2,12 +2,26 @@
 #   make serial | openmp | cuda   configure and build that backend
 #   make                          best backend here, run the apps' checks
 #   make test                     serial + openmp suites; compile cuda if nvcc
+#   make compare                  every app on serial and on the fastest other
+#                                 backend here, results compared value by value
+#   make profile                  profile every build here, compare them
+#                                 (profiles/README.md); one build only:
+#                                 make profile-serial|profile-openmp|profile-cuda
+#   make bench                    duo-bench on the best backend here (cuda if
+#                                 nvcc and a GPU, else openmp, 2 threads):
+#                                 duo vs CUB/cuBLAS or OpenMP/OpenBLAS, into
+#                                 profiles/bench-<backend>.{csv,md};
+#                                 make bench-serial|bench-openmp|bench-cuda,
+#                                 BENCH_ARGS=--quick; make bench-deps
 #   make clean
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 CMAKE_FLAGS ?=
 
-.PHONY: all serial openmp cuda test test-cuda clean
+.PHONY: all serial openmp cuda test test-cuda compare clean
+.PHONY: profile profile-serial profile-openmp profile-cuda
+.PHONY: bench bench-serial bench-openmp bench-cuda bench-deps
+BENCH_ARGS ?=
 
 all:
 	@MAKE='$(MAKE)' ./src/apps/check_apps.sh
@@ -32,6 +46,27 @@ test: serial openmp
 
 test-cuda: cuda
 	cd build/cuda && ctest --output-on-failure
+
+compare:
+	@MAKE='$(MAKE)' ./src/apps/compare_apps.sh
+
+profile:
+	@MAKE='$(MAKE)' ./profiles/profile_all.sh
+
+profile-serial profile-openmp:
+	JOBS=$(JOBS) ./profiles/run_gprof.sh $(@:profile-%=%)
+
+profile-cuda:
+	@MAKE='$(MAKE)' ./profiles/run_cuda_profile.sh
+
+bench:
+	@JOBS=$(JOBS) CMAKE='$(CMAKE)' CMAKE_FLAGS='$(CMAKE_FLAGS)' bash ./src/bench/run_bench.sh auto $(BENCH_ARGS)
+
+bench-serial bench-openmp bench-cuda:
+	@JOBS=$(JOBS) CMAKE='$(CMAKE)' CMAKE_FLAGS='$(CMAKE_FLAGS)' bash ./src/bench/run_bench.sh $(@:bench-%=%) $(BENCH_ARGS)
+
+bench-deps:
+	bash ./src/bench/install_deps.sh
 
 clean:
 	rm -rf build

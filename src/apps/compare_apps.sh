@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# compare_apps.sh - what `make compare` runs: build serial and the fastest
+# other backend this machine has (cuda with a GPU, else openmp), run every
+# app on both with the same arguments and seed, compare the --dump files
+# with duo-compare, and print one table.  Exits non-zero if any verdict
+# failed or any run did not finish.
+#
+#   ./src/apps/compare_apps.sh [OTHER_BACKEND]      (or: make compare)
+#
+# Dumps and logs go to build/compare/.  Integer results (primes, pi,
+# nearest, julia) must match exactly; floats use duo-compare's defaults,
+# except gemm and matmul, whose dot products are summed in different
+# orders: they get the absolute bound 2 (K+2) u K that two independently
+# rounded dot products of K terms in (-1, 1) satisfy.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+
+other=${1:-}
+if [[ -z "$other" ]]; then
+    other=openmp
+    if command -v nvcc >/dev/null 2>&1 && command -v nvidia-smi >/dev/null 2>&1 &&
+        nvidia-smi -L 2>/dev/null | grep -q '^GPU [0-9]'; then
+        other=cuda
+    fi
+fi
+echo "compare_apps: serial vs $other"
+# shellcheck disable=SC2086
+${MAKE:-make} --no-print-directory serial "$other"
+
+out=build/compare
+rm -rf "$out"
+mkdir -p "$out/serial" "$out/$other"
+compare=build/serial/bin/duo-compare
+
+# app | arguments (identical on both backends) | extra duo-compare options
+k=129
+gemm_atol=$(awk -v k=$k 'BEGIN { printf "%.3g", 2 * (k + 2) * 2^-24 * k }')
+runs=(
+    "duo-saxpy|4000037 --seed 7|"
+    "duo-reduce|4000037 --seed 7|"
+    "duo-reduce|1000003 --type f64 --op argmin --seed 7|"
+    "duo-gemm|513 257 $k --seed 7|--atol=$gemm_atol"
+    "duo-julia|800 600|"
+    "duo-primes|1000000|"
+    "duo-pi|16777216 --seed 7|"
+    "duo-heat|512 512 --steps 200|"
+    "duo-nearest|4099 --algo tiled --seed 7|"
+    "duo-matmul|257 255 $k --seed 7|--atol=$gemm_atol"
+    "duo-reduce-steps|4194301 --seed 7|"
+    "duo-cg|128 --seed 7|"
+    "duo-staged|4000037 --seed 7|"
+)
+
+# median_ms of the first result line, and its size= field.
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -n 1; }
+
+rows=()
+failed=()
+for entry in "${runs[@]}"; do
+    IFS='|' read -r app args opts <<<"$entry"
+    tag=$(echo "$app $args" | tr -c 'A-Za-z0-9\n' '_' | tr -s '_')
+    times=()
+    for backend in serial "$other"; do
+        log="$out/$backend/$tag.log"
+        # Word splitting of $args is wanted.
+        # shellcheck disable=SC2086
+        if ! "build/$backend/bin/$app" $args --reps 3 \
+            --dump "$out/$backend/$tag.dump" >"$log" 2>&1; then
+            failed+=("$app $args on $backend (see $log)")
+        fi
+        times+=("$(field median_ms <"$log")")
+    done
+    size=$(field size <"$out/serial/$tag.log")
+    verdict=FAIL
+    max_abs=- max_ulp=-
+    # shellcheck disable=SC2086
+    if "$compare" "$out/$other/$tag.dump" "$out/serial/$tag.dump" $opts \
+        >"$out/$tag.compare" 2>&1; then
+        verdict=PASS
+    else
+        failed+=("$app $args: $(tail -n 1 "$out/$tag.compare")")
+    fi
+    max_abs=$(sed -n 's/.* max_abs=\([^ ]*\).*/\1/p' "$out/$tag.compare" |
+        sort -g | tail -n 1)
+    max_ulp=$(sed -n 's/.* max_ulp=\([^ ]*\).*/\1/p' "$out/$tag.compare" |
+        sort -g | tail -n 1)
+    speedup=$(awk -v a="${times[0]:-0}" -v b="${times[1]:-0}" \
+        'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }')
+    rows+=("$app|$size|${times[0]:--}|${times[1]:--}|$speedup|${max_abs:--}|${max_ulp:--}|$verdict")
+done
+
+echo
+echo "compare_apps: serial vs $other (dumps and logs in $out/)"
+fmt="%-18s %-16s %11s %11s %8s %10s %8s  %s\n"
+printf "$fmt" app size "serial ms" "$other ms" speedup max_error max_ulps verdict
+printf "$fmt" ------------------ ---------------- ----------- ----------- \
+    -------- ---------- -------- -------
+for row in "${rows[@]}"; do
+    IFS='|' read -r app size ts to sp me mu v <<<"$row"
+    printf "$fmt" "$app" "$size" "$ts" "$to" "$sp" "$me" "$mu" "$v"
+done
+if ((${#failed[@]} > 0)); then
+    echo
+    echo "compare_apps: ${#failed[@]} problem(s):" >&2
+    printf '  %s\n' "${failed[@]}" >&2
+    exit 1
+fi
+echo
+echo "compare_apps: all ${#rows[@]} comparisons passed"
