@@ -1,0 +1,93 @@
+/*
+ * yardstick.h - what duo-bench measures duo against: the tool a user of
+ * the backend would otherwise pick, called on the same device buffers in
+ * the same process.  One implementation per build:
+ *
+ *   yardstick_cuda.cu  CUDA builds: CUB DeviceReduce (+ the result copied
+ *                      to the host, as duo_reduce does), cuBLAS in
+ *                      pedantic (strict fp32, no TF32) math mode,
+ *                      hand-written grid-stride BabelStream kernels.
+ *   yardstick_cpu.c    CPU builds: OpenMP loops (plain loops in the
+ *                      serial build) and OpenBLAS's cblas_?gemm, when
+ *                      OpenBLAS was found at configure time.
+ *
+ * Every function enqueues its work on the default stream (the legacy one
+ * on CUDA, where duo's timers record their events) and returns; those
+ * that return a value to the host wait for it.  bench.c times both sides
+ * with the same duo_timer calls.  Any failure prints what failed and
+ * exits 1.
+ */
+#ifndef DUO_BENCH_YARDSTICK_H
+#define DUO_BENCH_YARDSTICK_H
+
+#include <stddef.h>
+
+#include <duo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ys_info {
+    /* Names for the table; gemm is NULL when there is no gemm yardstick
+     * (then gemm_missing says why and what to do). */
+    const char *reduce;
+    const char *gemm;
+    const char *stream;
+    char gemm_missing[192];
+    /* Versions of the tools, for the report. */
+    char versions[256];
+    /* Extra machine facts for the report ("" when none). */
+    char machine[256];
+    /* Last-level cache in bytes: buffers smaller than this are labelled
+     * "latency" rather than "bandwidth" (GPU: L2; CPU: assumed 64 MB). */
+    size_t cache_bytes;
+    /* Unit roundoff of the yardstick's accumulation in a sum of the
+     * given type (CUB sums f32 in f32; the OpenMP loop in double). */
+    double sum_unit_f32, sum_unit_f64;
+    /* Seconds the yardstick's worker threads keep spinning after a gemm
+     * call (OpenBLAS's pthreads spin about 2^28 cycles, holding cores
+     * that duo's threads need); 0 when none.  bench.c then times the
+     * two sides of a gemm one after the other, waiting this long before
+     * duo's, instead of alternating them. */
+    double settle_seconds;
+    int gpu;   /* 1 in a CUDA build */
+} ys_info;
+
+/* After duo_init().  threads: the CPU threads duo uses (the gemm
+ * yardstick is given the same number). */
+void ys_init(int threads, ys_info *info);
+void ys_finalize(void);
+
+/* Reduce n elements of device array x like duo_reduce, the result on the
+ * host as a double (exact for min/max, and for a sum the yardstick's
+ * value converted).  Returns 0, doing nothing, when the yardstick has no
+ * such reduction. */
+int ys_reduce(duo_reduce_op op, duo_dtype type, const void *x, size_t n,
+              double *result);
+
+/* C = alpha op(A) op(B) + beta C, row-major, as duo_gemm_*.  Only when
+ * ys_info.gemm is not NULL. */
+void ys_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m, size_t n,
+                 size_t k, float alpha, const float *a, size_t lda,
+                 const float *b, size_t ldb, float beta, float *c,
+                 size_t ldc);
+void ys_gemm_f64(duo_transpose ta, duo_transpose tb, size_t m, size_t n,
+                 size_t k, double alpha, const double *a, size_t lda,
+                 const double *b, size_t ldb, double beta, double *c,
+                 size_t ldc);
+
+/* BabelStream, hand-written (same meaning as bench_duo_* in
+ * stream_kernels.h); dot returns its result on the host. */
+void ys_stream_copy(const double *a, double *c, size_t n);
+void ys_stream_mul(double *b, const double *c, double s, size_t n);
+void ys_stream_add(const double *a, const double *b, double *c, size_t n);
+void ys_stream_triad(double *a, const double *b, const double *c, double s,
+                     size_t n);
+double ys_stream_dot(const double *a, const double *b, size_t n);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DUO_BENCH_YARDSTICK_H */
