@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # overhead.sh - what the built-in profiler costs.  Runs each app at its
-# default size in three builds/modes, alternating them round by round:
+# default size, with --reps 21 so that short runs give a stable median, in
+# three builds/modes, alternating them round by round:
 #   compiled out   build/<backend>-noprof (-DDUO_PROFILER=OFF)
 #   off            build/<backend>, DUO_PROFILE unset
 #   on             build/<backend>, DUO_PROFILE=csv (report to /dev/null)
@@ -30,9 +31,9 @@ declare -A t
 for ((r = 1; r <= rounds; ++r)); do
     echo "overhead.sh: round $r of $rounds" >&2
     for app in "${apps[@]}"; do
-        t[$app,out]+="$("build/$backend-noprof/bin/$app" 2>/dev/null | median_ms) "
-        t[$app,off]+="$(env -u DUO_PROFILE "build/$backend/bin/$app" 2>/dev/null | median_ms) "
-        t[$app,on]+="$(DUO_PROFILE=csv DUO_PROFILE_FILE=/dev/null "build/$backend/bin/$app" 2>/dev/null | median_ms) "
+        t[$app,out]+="$("build/$backend-noprof/bin/$app" --reps 21 2>/dev/null | median_ms) "
+        t[$app,off]+="$(env -u DUO_PROFILE "build/$backend/bin/$app" --reps 21 2>/dev/null | median_ms) "
+        t[$app,on]+="$(DUO_PROFILE=csv DUO_PROFILE_FILE=/dev/null "build/$backend/bin/$app" --reps 21 2>/dev/null | median_ms) "
     done
 done
 
@@ -41,8 +42,8 @@ md=profiles/overhead-$backend.md
     echo "# Profiler overhead: $backend"
     echo
     echo "\`./profiles/overhead.sh $backend $rounds\` on $(date -u '+%Y-%m-%d %H:%M UTC');"
-    echo "each app at its default size; median over $rounds alternating rounds of"
-    echo "the app's median time (first result line).  \"compiled out\": a build"
+    echo "each app at its default size with --reps 21; median over $rounds alternating"
+    echo "rounds of the app's median time (first result line).  \"compiled out\": a build"
     echo "with -DDUO_PROFILER=OFF; \"off\": DUO_PROFILE unset; \"on\": DUO_PROFILE=csv."
     echo
     echo "| app | compiled out ms | off ms | on ms | off / compiled out | on / off |"
