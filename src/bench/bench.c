@@ -1176,8 +1176,10 @@ static void write_md(const bench *b, const char *path)
     if (b->gpu)
         fprintf(f, "\n- Host CPU: %s\n", b->cpu);
     else
-        fprintf(f, "\n- CPU: %s; duo uses %d thread%s\n", b->cpu,
-                b->dev.cpu_threads, b->dev.cpu_threads == 1 ? "" : "s");
+        fprintf(f, "\n- CPU: %s; duo uses %d thread%s; OMP_PROC_BIND=%s\n",
+                b->cpu, b->dev.cpu_threads,
+                b->dev.cpu_threads == 1 ? "" : "s",
+                getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "(unset)");
     fprintf(f, "- Yardsticks: reduce: %s; gemm: %s; stream: %s; launch: "
             "%s\n", b->ys.reduce, b->ys.gemm ? b->ys.gemm : b->ys.gemm_missing,
             b->ys.stream, bench_raw_launch_name());
