@@ -7,10 +7,11 @@
 #   BACKEND  serial, openmp, cuda, or auto: cuda when nvcc is on PATH and
 #            `nvidia-smi -L` lists a GPU, else openmp.
 #   CPU backends run with OMP_NUM_THREADS=2 unless it is set (the CPU
-#   targets are stated for 2 threads) and with OpenMP threads pinned
-#   (OMP_PROC_BIND=close, unless set): unpinned, the two sides of a
-#   streaming comparison got different thread placements and their ratio
-#   swung between 0.82 and 1.03 from run to run.
+#   targets are stated for 2 threads).  Threads are not pinned: with
+#   OMP_PROC_BIND set, libgomp pins the main thread to one core and
+#   OpenBLAS's threads inherit that, halving the gemm yardstick.  Run it
+#   on an otherwise idle machine: the streaming ratios swing by 20% when
+#   another job shares the cores.
 #   Environment: CMAKE, CMAKE_FLAGS, JOBS as in the Makefile.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,7 +49,6 @@ bash ./src/bench/install_deps.sh "$backend"
 
 if [ "$backend" != cuda ]; then
   export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
-  export OMP_PROC_BIND="${OMP_PROC_BIND:-close}"
 fi
 status=0
 "build/$backend/bin/duo-bench" "$@" || status=$?
