@@ -96,6 +96,19 @@ static const char *option_value(int argc, char **argv, int *i,
     return argv[++*i];
 }
 
+/* A text option: non-empty, and given at most once. */
+static void set_string(const char **slot, const char *text,
+                       const char *name, const char *prog, const char *usage)
+{
+    if (text[0] == '\0')
+        app_usage_error(prog, usage, "%s: expected a value, got an empty "
+                        "string", name);
+    if (*slot != NULL)
+        app_usage_error(prog, usage, "%s given twice ('%s' and '%s'); give "
+                        "it once", name, *slot, text);
+    *slot = text;
+}
+
 static void choices_text(const char *const *choices, char *buf, size_t size)
 {
     size_t used = 0;
@@ -173,6 +186,13 @@ void app_parse(int argc, char **argv, const char *prog, const char *usage,
             args->reps = (size_t)v;
             continue;
         }
+        if (name_is(arg, len, "--dump")) {
+            const char *path = option_value(argc, argv, &i, attached,
+                                            "--dump", "a file name", prog,
+                                            usage);
+            set_string(&args->dump_path, path, "--dump", prog, usage);
+            continue;
+        }
         if (name_is(arg, len, "--seed")) {
             const char *expected = "a non-negative integer below 2^64";
             const char *text = option_value(argc, argv, &i, attached,
@@ -194,6 +214,21 @@ void app_parse(int argc, char **argv, const char *prog, const char *usage,
                     app_usage_error(prog, usage, "%s takes no value",
                                     opt->name);
                 *(int *)opt->value = 1;
+            } else if (opt->kind == APP_OPT_STRING) {
+                const char *text = option_value(argc, argv, &i, attached,
+                                                opt->name, "a value", prog,
+                                                usage);
+                set_string((const char **)opt->value, text, opt->name, prog,
+                           usage);
+            } else if (opt->kind == APP_OPT_COUNT) {
+                const char *expected = "a non-negative integer";
+                const char *text = option_value(argc, argv, &i, attached,
+                                                opt->name, expected, prog,
+                                                usage);
+                if (parse_u64(text, (uint64_t *)opt->value) != 0)
+                    app_usage_error(prog, usage, "%s '%s': expected %s "
+                                    "below 2^64 (decimal digits only)",
+                                    opt->name, text, expected);
             } else if (opt->kind == APP_OPT_REAL) {
                 const char *expected = "a finite number";
                 const char *text = option_value(argc, argv, &i, attached,

@@ -24,11 +24,15 @@ extern "C" {
 typedef enum app_option_kind {
     APP_OPT_FLAG,   /* no value; sets *(int *)value to 1               */
     APP_OPT_REAL,   /* finite number; *(double *)value                  */
-    APP_OPT_CHOICE  /* one of choices[]; *(int *)value = its index      */
+    APP_OPT_CHOICE, /* one of choices[]; *(int *)value = its index      */
+    APP_OPT_STRING, /* non-empty text, once; *(const char **)value,
+                       which the app sets to NULL first               */
+    APP_OPT_COUNT   /* integer >= 0 (0 allowed, unlike sizes);
+                       *(uint64_t *)value                              */
 } app_option_kind;
 
-/* An app-specific option.  --reps, --seed, --check and --help are
- * handled for every app and need no entry. */
+/* An app-specific option.  --reps, --seed, --check, --dump and --help
+ * are handled for every app and need no entry. */
 typedef struct app_option {
     const char *name;            /* "--type"                             */
     app_option_kind kind;
@@ -44,18 +48,12 @@ typedef struct app_args {
     size_t reps;                 /* --reps, default APP_DEFAULT_REPS     */
     uint64_t seed;               /* --seed, default APP_DEFAULT_SEED     */
     int check;                   /* --check                              */
+    const char *dump_path;       /* --dump FILE, or NULL                 */
 } app_args;
 
 #define APP_DEFAULT_REPS 5
 #define APP_DEFAULT_SEED 1
 
-/*
- * Parse argv strictly.  Positional arguments are sizes (positive
- * integers), at most max_sizes of them, named size_names[i] in messages.
- * An option's value may follow it ("--reps 3") or be attached
- * ("--reps=3").  --help prints usage to stdout and exits 0; any error
- * prints "<prog>: <what was wrong>" and the usage to stderr and exits 2.
- */
 /* Exit status when a CUDA build finds no usable GPU: CTest's "skipped". */
 #define APP_EXIT_NO_DEVICE 77
 
@@ -63,6 +61,14 @@ typedef struct app_args {
  * 1 on any other failure, after printing duo's message. */
 void app_init(const char *prog);
 
+/*
+ * Parse argv strictly.  Positional arguments are sizes (positive
+ * integers), at most max_sizes of them, named size_names[i] in messages.
+ * An option's value may follow it ("--reps 3") or be attached
+ * ("--reps=3").  --help prints usage to stdout and exits 0; any error
+ * prints "<prog>: <what was wrong>" and the usage to stderr and exits 2.
+ * --dump FILE sets args->dump_path (the file for dump_open, dump.h).
+ */
 void app_parse(int argc, char **argv, const char *prog, const char *usage,
                int max_sizes, const char *const *size_names,
                const app_option *options, int noptions, app_args *args);

@@ -69,7 +69,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-cg";
 static const char *const USAGE =
@@ -379,11 +378,6 @@ static int check_cg(const cg_run *c, const double *b, const double *x)
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"n"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
     double tol = DEFAULT_TOL, maxit_arg = NAN; /* NAN: not given */
     app_option options[2];
     options[0].name = "--tol";
@@ -395,7 +389,8 @@ int main(int argc, char **argv)
     options[1].value = &maxit_arg;
     options[1].choices = NULL;
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 1, size_names, options, 2, &args);
+    app_parse(argc, argv, PROG, USAGE, 1, size_names, options, 2, &args);
+    const char *dump_path = args.dump_path;
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
     if (!(tol > 0 && tol < 1))
         app_usage_error(PROG, USAGE, "--tol %g: expected a number between 0 "
@@ -481,7 +476,6 @@ int main(int argc, char **argv)
     DUO_CHECK(duo_free(run.w));
     free(b);
     free(x);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

@@ -231,12 +231,12 @@ static void text_str(text *t, const char *s, int sanitize)
 }
 
 /* argv[1..] joined by spaces, without the options that cannot change a
- * result: --dump FILE, --reps R and --check (so two runs that differ only
- * in where they dump, how often they time, or whether they check, compare
- * as the same run). */
+ * result: --dump FILE, --png FILE, --reps R and --check (so two runs that
+ * differ only in where they write, how often they time, or whether they
+ * check, compare as the same run). */
 static void add_args(text *t, int argc, char **argv)
 {
-    static const char *const with_value[] = {"--dump", "--reps"};
+    static const char *const with_value[] = {"--dump", "--png", "--reps"};
     int first = 1;
     for (int i = 1; i < argc && argv != NULL; ++i) {
         const char *a = argv[i];

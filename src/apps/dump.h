@@ -32,7 +32,7 @@
  *
  * The recorded args are argv[1..argc-1] joined by single spaces with
  * the options that cannot change a result left out ("--dump FILE",
- * "--reps R", "--check", and their "=" forms), so that two runs that
+ * "--png FILE", "--reps R", "--check", and their "=" forms), so that two runs that
  * differ only in those have equal args (duo-compare requires equal app
  * and args).  Control characters in args and the device name are
  * written as '?'.

@@ -26,7 +26,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-gemm";
 static const char *const USAGE =
@@ -200,12 +199,8 @@ int main(int argc, char **argv)
     options[4].value = &beta;
     options[4].choices = NULL;
     app_args args;
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof *rest);
-    int nrest = 0;
-    const char *dump_path =
-        dump_arg_take(argc, argv, PROG, USAGE, rest, &nrest);
-    app_parse(nrest, rest, PROG, USAGE, 3, size_names, options, 5, &args);
+    app_parse(argc, argv, PROG, USAGE, 3, size_names, options, 5, &args);
+    const char *dump_path = args.dump_path;
 
     const int f64 = type_choice == 1;
     if (!f64 && fabs(alpha) > FLT_MAX)
@@ -310,7 +305,6 @@ int main(int argc, char **argv)
     free(a);
     free(b);
     free(c0);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

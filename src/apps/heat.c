@@ -53,9 +53,7 @@
 #include <duo.h>
 
 #include "app_common.h"
-#include "arg_take.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-heat";
 static const char *const USAGE =
@@ -216,26 +214,24 @@ static int check_heat(size_t w, size_t h, size_t steps, double k,
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"W", "H"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
-    const char *steps_text = arg_take(&nrest, rest, "--steps",
-                                      "a non-negative integer", PROG, USAGE);
-    const size_t steps = steps_text == NULL
-                             ? (size_t)DEFAULT_STEPS
-                             : (size_t)arg_parse_count(steps_text, "--steps",
-                                                       MAX_STEPS, PROG,
-                                                       USAGE);
+    uint64_t steps_arg = DEFAULT_STEPS;
     double k = DEFAULT_K;
-    app_option options[1];
+    app_option options[2];
     options[0].name = "--k";
     options[0].kind = APP_OPT_REAL;
     options[0].value = &k;
     options[0].choices = NULL;
+    options[1].name = "--steps";
+    options[1].kind = APP_OPT_COUNT;
+    options[1].value = &steps_arg;
+    options[1].choices = NULL;
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 2, size_names, options, 1, &args);
+    app_parse(argc, argv, PROG, USAGE, 2, size_names, options, 2, &args);
+    const char *dump_path = args.dump_path;
+    if (steps_arg > MAX_STEPS)
+        app_usage_error(PROG, USAGE, "--steps %llu: too large; at most %u",
+                        (unsigned long long)steps_arg, MAX_STEPS);
+    const size_t steps = (size_t)steps_arg;
     if (!(k > 0.0 && k <= 0.25))
         app_usage_error(PROG, USAGE, "--k %g: expected 0 < K <= 0.25 (the "
                         "explicit scheme is unstable above 0.25)", k);
@@ -290,7 +286,6 @@ int main(int argc, char **argv)
     DUO_CHECK(duo_free(run.cur));
     DUO_CHECK(duo_free(run.next));
     free(u);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

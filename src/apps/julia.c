@@ -54,9 +54,7 @@
 #include <duo.h>
 
 #include "app_common.h"
-#include "arg_take.h"
 #include "dump.h"
-#include "dump_arg.h"
 #include "julia_png.h"
 
 static const char *const PROG = "duo-julia";
@@ -182,15 +180,9 @@ static int check_julia(size_t w, size_t h, const julia_params *p,
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"W", "H", "MAXITER"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
-    const char *png_path = arg_take(&nrest, rest, "--png", "a file name",
-                                    PROG, USAGE);
+    const char *png_path = NULL;
     double cr = -0.8, ci = 0.156;
-    app_option options[2];
+    app_option options[3];
     options[0].name = "--cre";
     options[0].kind = APP_OPT_REAL;
     options[0].value = &cr;
@@ -199,8 +191,13 @@ int main(int argc, char **argv)
     options[1].kind = APP_OPT_REAL;
     options[1].value = &ci;
     options[1].choices = NULL;
+    options[2].name = "--png";
+    options[2].kind = APP_OPT_STRING;
+    options[2].value = (void *)&png_path;
+    options[2].choices = NULL;
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 3, size_names, options, 2, &args);
+    app_parse(argc, argv, PROG, USAGE, 3, size_names, options, 3, &args);
+    const char *dump_path = args.dump_path;
 
     const size_t w = args.nsizes > 0 ? args.sizes[0] : DEFAULT_W;
     size_t h = DEFAULT_H;
@@ -262,7 +259,7 @@ int main(int argc, char **argv)
     if (dump_path != NULL) {
         /* rest: the arguments without --dump and --png, so that runs
          * that differ only in where they write compare equal. */
-        dump_writer *d = dump_open(dump_path, PROG, nrest, rest);
+        dump_writer *d = dump_open(dump_path, PROG, argc, argv);
         const size_t dims[2] = {h, w};
         dump_array(d, "counts", DUO_I32, 2, dims, counts);
         if (dump_close(d) != 0)
@@ -271,7 +268,6 @@ int main(int argc, char **argv)
 
     DUO_CHECK(duo_free(run.counts));
     free(counts);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

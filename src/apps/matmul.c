@@ -46,7 +46,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-matmul";
 static const char *const USAGE =
@@ -212,13 +211,9 @@ static size_t compare_c(const char *version, size_t m, size_t n, size_t k,
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"M", "N", "K"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 3, size_names, NULL, 0, &args);
+    app_parse(argc, argv, PROG, USAGE, 3, size_names, NULL, 0, &args);
+    const char *dump_path = args.dump_path;
     const size_t m = args.nsizes > 0 ? args.sizes[0] : DEFAULT_SIZE;
     const size_t n = args.nsizes > 1 ? args.sizes[1] : m;
     const size_t k = args.nsizes > 2 ? args.sizes[2] : n;
@@ -315,7 +310,6 @@ int main(int argc, char **argv)
         free(out[v]);
     free(a);
     free(b);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

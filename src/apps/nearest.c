@@ -54,7 +54,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-nearest";
 static const char *const USAGE =
@@ -235,11 +234,6 @@ static size_t compare_indices(const char *what, size_t n, const float *p,
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"N"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
     int algo = ALGO_BOTH, lattice = 0;
     app_option options[2];
     options[0].name = "--algo";
@@ -251,7 +245,8 @@ int main(int argc, char **argv)
     options[1].value = &lattice;
     options[1].choices = NULL;
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 1, size_names, options, 2, &args);
+    app_parse(argc, argv, PROG, USAGE, 1, size_names, options, 2, &args);
+    const char *dump_path = args.dump_path;
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
     if (n > (size_t)INT32_MAX)
         app_usage_error(PROG, USAGE, "size N = %zu: at most 2147483647 "
@@ -344,7 +339,6 @@ int main(int argc, char **argv)
     free(got[0]);
     free(got[1]);
     free(p);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

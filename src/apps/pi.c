@@ -33,7 +33,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-pi";
 static const char *const USAGE =
@@ -108,13 +107,9 @@ static int check_pi(size_t n, pi_args key, int64_t got)
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"N"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 1, size_names, NULL, 0, &args);
+    app_parse(argc, argv, PROG, USAGE, 1, size_names, NULL, 0, &args);
+    const char *dump_path = args.dump_path;
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
 
     app_init(PROG);
@@ -154,7 +149,6 @@ int main(int argc, char **argv)
             failed = 1;
     }
 
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

@@ -76,7 +76,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-reduce-steps";
 static const char *const USAGE =
@@ -559,11 +558,6 @@ static int run_type(int f32, size_t n, const void *x_host, const void *dx,
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"N"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
     int type = T_BOTH;
     app_option options[1];
     options[0].name = "--type";
@@ -571,7 +565,8 @@ int main(int argc, char **argv)
     options[0].value = &type;
     options[0].choices = TYPE_NAMES;
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 1, size_names, options, 1, &args);
+    app_parse(argc, argv, PROG, USAGE, 1, size_names, options, 1, &args);
+    const char *dump_path = args.dump_path;
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
     if (n > ((size_t)1 << 32) - 1)
         app_usage_error(PROG, USAGE, "size N = %zu: at most 4294967295 "
@@ -643,7 +638,6 @@ int main(int argc, char **argv)
     DUO_CHECK(duo_free(buf1));
     free(xi);
     free(xf);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed || dump_failed ? 1 : 0;
 }

@@ -24,7 +24,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-reduce";
 static const char *const USAGE =
@@ -266,12 +265,8 @@ int main(int argc, char **argv)
     options[1].value = &op;
     options[1].choices = OP_NAMES;
     app_args args;
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof *rest);
-    int nrest = 0;
-    const char *dump_path =
-        dump_arg_take(argc, argv, PROG, USAGE, rest, &nrest);
-    app_parse(nrest, rest, PROG, USAGE, 1, size_names, options, 2, &args);
+    app_parse(argc, argv, PROG, USAGE, 1, size_names, options, 2, &args);
+    const char *dump_path = args.dump_path;
 
     const duo_dtype type = TYPES[type_choice];
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
@@ -342,7 +337,6 @@ int main(int argc, char **argv)
 
     DUO_CHECK(duo_free(dx));
     free(x);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

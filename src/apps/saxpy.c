@@ -21,7 +21,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-saxpy";
 static const char *const USAGE =
@@ -93,12 +92,8 @@ int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"N"};
     app_args args;
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof *rest);
-    int nrest = 0;
-    const char *dump_path =
-        dump_arg_take(argc, argv, PROG, USAGE, rest, &nrest);
-    app_parse(nrest, rest, PROG, USAGE, 1, size_names, NULL, 0, &args);
+    app_parse(argc, argv, PROG, USAGE, 1, size_names, NULL, 0, &args);
+    const char *dump_path = args.dump_path;
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
     const size_t bytes = app_bytes(PROG, "N", n, sizeof(float));
 
@@ -157,7 +152,6 @@ int main(int argc, char **argv)
     free(out);
     free(x);
     free(y0);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }

@@ -47,7 +47,6 @@
 
 #include "app_common.h"
 #include "dump.h"
-#include "dump_arg.h"
 
 static const char *const PROG = "duo-staged";
 static const char *const USAGE =
@@ -163,11 +162,6 @@ static size_t int_option(const char *name, double v, double max)
 int main(int argc, char **argv)
 {
     static const char *const size_names[] = {"N"};
-    char **rest = (char **)app_host_alloc(PROG, ((size_t)argc + 1) *
-                                                    sizeof(char *));
-    int nrest = 0;
-    const char *dump_path = dump_arg_take(argc, argv, PROG, USAGE, rest,
-                                          &nrest);
     double chunk_arg = (double)DEFAULT_CHUNK, streams_arg = DEFAULT_STREAMS;
     app_option options[2];
     options[0].name = "--chunk";
@@ -179,7 +173,8 @@ int main(int argc, char **argv)
     options[1].value = &streams_arg;
     options[1].choices = NULL;
     app_args args;
-    app_parse(nrest, rest, PROG, USAGE, 1, size_names, options, 2, &args);
+    app_parse(argc, argv, PROG, USAGE, 1, size_names, options, 2, &args);
+    const char *dump_path = args.dump_path;
     const size_t n = args.nsizes ? args.sizes[0] : DEFAULT_N;
     const size_t chunk = int_option("--chunk", chunk_arg, 0x1p52);
     const int nstreams = (int)int_option("--streams", streams_arg,
@@ -279,7 +274,6 @@ int main(int argc, char **argv)
     DUO_CHECK(duo_free_host(y));
     free(out[0]);
     free(out[1]);
-    free(rest);
     DUO_CHECK(duo_finalize());
     return failed;
 }
