@@ -24,7 +24,7 @@ typedef struct {
     int region;        /* index into regions */
     int closed;        /* stop recorded, elapsed not yet read */
     int host_timed;
-    struct timespec t0;
+    double t0_ms;      /* host-timed records: start, from now_ms() */
     duo_timer timer;   /* created on first use, reused */
     double bytes, flops;
 } record;
@@ -37,7 +37,8 @@ static record records[MAX_PENDING];
 static int user_stack[MAX_USER_DEPTH]; /* open records */
 static char user_names[MAX_USER_DEPTH][64];
 static int user_depth;
-static unsigned long lost;     /* measurements dropped (timer failures) */
+static unsigned long lost;     /* measurements dropped: full tables or a
+                                  timer failure */
 static int report_due;         /* something recorded since the last report */
 static int atexit_registered;
 
@@ -125,7 +126,7 @@ int duo_profile_open_slow(const char *name, duo_region_kind kind,
     record *rec = &records[i];
     rec->host_timed = kind == DUO_REGION_SYNC;
     if (rec->host_timed) {
-        clock_gettime(CLOCK_MONOTONIC, &rec->t0);
+        rec->t0_ms = now_ms();
     } else if ((rec->timer == NULL &&
                 duo_be_timer_create(&rec->timer) != DUO_SUCCESS) ||
                duo_be_timer_record(rec->timer, 0, stream) != DUO_SUCCESS) {
@@ -149,8 +150,7 @@ void duo_profile_close_slow(int i, duo_stream stream, double bytes,
     rec->bytes = bytes;
     rec->flops = flops;
     if (rec->host_timed) {
-        double t0 = (double)rec->t0.tv_sec * 1e3 + (double)rec->t0.tv_nsec * 1e-6;
-        add_sample(rec->region, now_ms() - t0, bytes, flops);
+        add_sample(rec->region, now_ms() - rec->t0_ms, bytes, flops);
         rec->busy = 0;
     } else if (duo_be_timer_record(rec->timer, 1, stream) == DUO_SUCCESS) {
         rec->closed = 1;
