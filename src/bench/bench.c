@@ -433,6 +433,24 @@ static void format_target(char *buf, size_t size, const row *r)
         snprintf(buf, size, ">=%.2f", r->target->value);
 }
 
+/* A row's times, rates and ratios as printed, the same in the table on
+ * stdout and in the markdown report. */
+typedef struct row_cells {
+    char duo_time[32], duo_rate[32], ys_time[32], ys_rate[32];
+    char ratio[16], best[16], target[16];
+} row_cells;
+
+static void format_cells(row_cells *c, const row *r)
+{
+    format_time(c->duo_time, sizeof c->duo_time, r->duo_ms);
+    format_rate(c->duo_rate, sizeof c->duo_rate, r, r->duo_ms);
+    format_time(c->ys_time, sizeof c->ys_time, r->ys_ms);
+    format_rate(c->ys_rate, sizeof c->ys_rate, r, r->ys_ms);
+    format_ratio(c->ratio, sizeof c->ratio, speed_ratio(r));
+    format_ratio(c->best, sizeof c->best, best_ratio(r));
+    format_target(c->target, sizeof c->target, r);
+}
+
 static const char *met_text(const row *r)
 {
     double measured;
@@ -1079,19 +1097,12 @@ static void print_table(const bench *b, FILE *f)
                     "duo rate", "yardstick", "time", "rate", "ratio", "best",
                     "target", "met?");
         }
-        char dt[32], dr[32], yt[32], yr[32], ratio[16], best[16];
-        char target[16];
-        format_time(dt, sizeof dt, r->duo_ms);
-        format_rate(dr, sizeof dr, r, r->duo_ms);
-        format_time(yt, sizeof yt, r->ys_ms);
-        format_rate(yr, sizeof yr, r, r->ys_ms);
-        format_ratio(ratio, sizeof ratio, speed_ratio(r));
-        format_ratio(best, sizeof best, best_ratio(r));
-        format_target(target, sizeof target, r);
+        row_cells c;
+        format_cells(&c, r);
         fprintf(f, "%-12s %-15s %-9s %10s %14s  %-22s %10s %14s %7s %6s "
-                "%9s  %s\n", r->what, r->size, r->region, dt, dr,
-                r->ys_name ? r->ys_name : "-", yt, yr, ratio, best, target,
-                met_text(r));
+                "%9s  %s\n", r->what, r->size, r->region, c.duo_time,
+                c.duo_rate, r->ys_name ? r->ys_name : "-", c.ys_time,
+                c.ys_rate, c.ratio, c.best, c.target, met_text(r));
     }
     fputc('\n', f);
 }
@@ -1237,19 +1248,13 @@ static void write_md(const bench *b, const char *path)
                     "target | met? | runs | check |\n|---|---|---|---|---|---|"
                     "---|---|---|---|---|---|---|---|\n", group);
         }
-        char dt[32], dr[32], yt[32], yr[32], ratio[16], best[16];
-        char target[16];
-        format_time(dt, sizeof dt, r->duo_ms);
-        format_rate(dr, sizeof dr, r, r->duo_ms);
-        format_time(yt, sizeof yt, r->ys_ms);
-        format_rate(yr, sizeof yr, r, r->ys_ms);
-        format_ratio(ratio, sizeof ratio, speed_ratio(r));
-        format_ratio(best, sizeof best, best_ratio(r));
-        format_target(target, sizeof target, r);
+        row_cells c;
+        format_cells(&c, r);
         fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                "| %s | %zu | %s", r->what, r->size, r->region, dt, dr,
-                r->ys_name ? r->ys_name : "-", yt, yr, ratio, best, target,
-                met_text(r), r->duo_reps, r->check_ok ? "ok: " : "FAILED: ");
+                "| %s | %zu | %s", r->what, r->size, r->region, c.duo_time,
+                c.duo_rate, r->ys_name ? r->ys_name : "-", c.ys_time,
+                c.ys_rate, c.ratio, c.best, c.target, met_text(r),
+                r->duo_reps, r->check_ok ? "ok: " : "FAILED: ");
         md_cell(f, r->check);
         fprintf(f, " |\n");
     }
