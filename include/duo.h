@@ -214,10 +214,17 @@ duo_status duo_gemm_f64(duo_transpose trans_a, duo_transpose trans_b,
  * name), "duo_reduce sum f32" (op and type), "duo_gemm_f32",
  * "duo_memcpy H2D" (each direction), "duo_memset", "duo_synchronize" --
  * plus user regions.
- * Device work is timed with the backend's timer (CUDA events on the GPU,
- * so asynchronous work is timed where it runs); waits (synchronize) with
- * the host clock.  The same names and format on every backend, so two
- * builds' reports join on the region name.
+ * On the GPU, device operations are timed where they run, from the
+ * driver's timestamps of each kernel, copy and memset (CUPTI's activity
+ * trace, loaded when profiling starts): an operation's time is the span
+ * from its first device activity's start to its last one's end.  With
+ * DUO_PROFILE_TIMING=events, or where CUPTI cannot be used (another
+ * tool holds it), a pair of CUDA events per operation times it instead,
+ * at about 3 us more per operation and with the host's time to queue it
+ * included.  User regions are timed with CUDA events, waits
+ * (synchronize) and all CPU work with the host clock.  The same names
+ * and format on every backend, so two builds' reports join on the region
+ * name.
  *
  * Off by default.  DUO_PROFILE=summary|csv|json turns it on at duo_init
  * (DUO_PROFILE_FILE=path to write there instead of stderr), and the

@@ -8,6 +8,8 @@
 #ifndef DUO_BACKEND_H
 #define DUO_BACKEND_H
 
+#include <stdint.h>
+
 #include <duo.h>
 
 #ifdef __cplusplus
@@ -61,6 +63,27 @@ duo_status duo_be_launch_check(const char *kernel, const char *file,
 /* Named ranges for external profilers (NVTX on CUDA; no-ops on CPU). */
 void duo_be_range_push(const char *name);
 void duo_be_range_pop(void);
+
+/* Device activity tracing, the profiler's source of device times where
+ * the backend has one (CUPTI on CUDA): timestamps the driver takes
+ * around each kernel, copy and memset, at a fraction of the cost of a
+ * timer pair per operation.  The CPU backend has none: its work is done
+ * when a call returns, so the host clock times it.
+ *
+ * trace_start returns 1 when tracing is on, 0 when the backend has none
+ * or it could not be started (after saying why on stderr).  Device work
+ * queued between trace_push(call) and trace_pop() is attributed to
+ * `call`.  trace_drain waits for the device and hands `sink` one span per
+ * traced activity, in nanoseconds of one device clock, and counts in
+ * *lost the records the trace had to drop. */
+typedef void (*duo_trace_sink)(void *ctx, uint64_t call, uint64_t start_ns,
+                               uint64_t end_ns);
+int duo_be_trace_start(void);
+void duo_be_trace_stop(void);
+void duo_be_trace_push(uint64_t call);
+void duo_be_trace_pop(void);
+duo_status duo_be_trace_drain(duo_trace_sink sink, void *ctx,
+                              unsigned long *lost);
 
 duo_status duo_be_timer_create(duo_timer *timer);
 duo_status duo_be_timer_destroy(duo_timer timer);

@@ -1,9 +1,15 @@
 /*
  * profile.c - the built-in profiler: a table of named regions, device
  * timings resolved lazily (so timing never forces a wait in the middle
- * of queued work, except when the pending list is full), and the
+ * of queued work, except when a pending list is full), and the
  * summary / CSV / JSON reports.  One host thread at a time, like the rest
  * of duo.
+ *
+ * Where the backend traces device activity (CUPTI on CUDA), a device
+ * operation is a traced call: its calls, bytes and flops count when it
+ * returns, its time when the trace is drained.  Elsewhere, and for user
+ * regions, a record holds a timer pair (CUDA events on the GPU, the
+ * monotonic clock on the CPU).  Host waits are timed with the host clock.
  */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include <stdio.h>
@@ -13,7 +19,14 @@
 
 #include "profile.h"
 
-enum { MAX_REGIONS = 256, MAX_PENDING = 1024, MAX_USER_DEPTH = 64 };
+enum {
+    MAX_REGIONS = 256,
+    MAX_PENDING = 1024,     /* timer records not yet read */
+    MAX_TRACED = 1 << 16,   /* traced calls between drains */
+    MAX_USER_DEPTH = 64,
+    RECORD_NONE = MAX_PENDING,       /* open returned: nothing to time */
+    RECORD_TRACED = MAX_PENDING + 1  /* + slot: a traced call */
+};
 
 static const char *const kind_names[] = {"kernel", "reduce", "gemm",
                                          "memcpy", "memset", "sync",
@@ -32,15 +45,23 @@ typedef struct {
 duo_profile_mode duo_profile_mode_now = DUO_PROFILE_OFF;
 static char report_path[512]; /* "" = stderr */
 static duo_profile_region regions[MAX_REGIONS];
+static unsigned long long timed[MAX_REGIONS]; /* calls with a time so far */
 static int region_count;
 static record records[MAX_PENDING];
 static int user_stack[MAX_USER_DEPTH]; /* open records */
 static char user_names[MAX_USER_DEPTH][64];
 static int user_depth;
-static unsigned long lost;     /* measurements dropped: full tables or a
-                                  timer failure */
+static unsigned long lost;     /* measurements dropped: full tables, a
+                                  timer failure or dropped trace records */
 static int report_due;         /* something recorded since the last report */
 static int atexit_registered;
+
+/* Traced calls since the last drain: call traced_base + i is slot i. */
+static int tracing;
+static uint64_t traced_base;
+static int traced_count;
+static unsigned short traced_region[MAX_TRACED];
+static uint64_t traced_start[MAX_TRACED], traced_end[MAX_TRACED];
 
 static double now_ms(void)
 {
@@ -60,33 +81,78 @@ static int find_region(const char *name, duo_region_kind kind)
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%s", name);
     snprintf(s->kind, sizeof s->kind, "%s", kind_names[kind]);
+    timed[region_count] = 0;
     return region_count++;
 }
 
-static void add_sample(int r, double ms, double bytes, double flops)
+static void add_call(int r, double bytes, double flops)
 {
-    duo_profile_region *s = &regions[r];
-    if (s->calls == 0 || ms < s->min_ms)
-        s->min_ms = ms;
-    if (s->calls == 0 || ms > s->max_ms)
-        s->max_ms = ms;
-    s->calls++;
-    s->total_ms += ms;
-    s->bytes += bytes;
-    s->flops += flops;
+    regions[r].calls++;
+    regions[r].bytes += bytes;
+    regions[r].flops += flops;
 }
 
-/* Read every closed device timing (waits for its stop point). */
+static void add_time(int r, double ms)
+{
+    duo_profile_region *s = &regions[r];
+    if (timed[r] == 0 || ms < s->min_ms)
+        s->min_ms = ms;
+    if (timed[r] == 0 || ms > s->max_ms)
+        s->max_ms = ms;
+    timed[r]++;
+    s->total_ms += ms;
+}
+
+/* A traced activity: widen its call's span. */
+static void take_span(void *ctx, uint64_t call, uint64_t start_ns,
+                      uint64_t end_ns)
+{
+    (void)ctx;
+    if (call < traced_base || call - traced_base >= (uint64_t)traced_count)
+        return; /* not a call of this batch */
+    const size_t i = (size_t)(call - traced_base);
+    if (start_ns < traced_start[i])
+        traced_start[i] = start_ns;
+    if (end_ns > traced_end[i])
+        traced_end[i] = end_ns;
+}
+
+/* Wait for the device and give every traced call its time: the span
+ * from its first activity's start to its last one's end; 0 for a call
+ * that queued no device work. */
+static void drain_trace(void)
+{
+    if (traced_count == 0)
+        return;
+    unsigned long dropped = 0;
+    if (duo_be_trace_drain(take_span, NULL, &dropped) != DUO_SUCCESS) {
+        lost += (unsigned long)traced_count;
+    } else {
+        lost += dropped;
+        for (int i = 0; i < traced_count; ++i)
+            add_time(traced_region[i],
+                     traced_end[i] > traced_start[i]
+                         ? (double)(traced_end[i] - traced_start[i]) * 1e-6
+                         : 0.0);
+    }
+    traced_base += (uint64_t)traced_count;
+    traced_count = 0;
+}
+
+/* Read every closed timer (waits for its stop point) and drain the
+ * trace. */
 static void resolve_pending(void)
 {
+    drain_trace();
     for (int i = 0; i < MAX_PENDING; ++i) {
         record *rec = &records[i];
         if (!rec->busy || !rec->closed)
             continue;
         double ms = 0.0;
-        if (duo_be_timer_elapsed_ms(rec->timer, &ms) == DUO_SUCCESS)
-            add_sample(rec->region, ms, rec->bytes, rec->flops);
-        else
+        if (duo_be_timer_elapsed_ms(rec->timer, &ms) == DUO_SUCCESS) {
+            add_call(rec->region, rec->bytes, rec->flops);
+            add_time(rec->region, ms);
+        } else
             lost++;
         rec->busy = 0;
     }
@@ -111,17 +177,36 @@ static int free_record(void)
     return -1;
 }
 
+/* Operations do not nest, so the slot stays the call's until it closes;
+ * a full batch is drained first, a wait once every MAX_TRACED calls. */
+static int open_traced(int r)
+{
+    if (traced_count == MAX_TRACED)
+        drain_trace();
+    const int slot = traced_count;
+    duo_be_trace_push(traced_base + (uint64_t)slot);
+    traced_region[slot] = (unsigned short)r;
+    traced_start[slot] = UINT64_MAX;
+    traced_end[slot] = 0;
+    traced_count++;
+    report_due = 1;
+    return RECORD_TRACED + slot;
+}
+
 int duo_profile_open_slow(const char *name, duo_region_kind kind,
                           duo_stream stream)
 {
     duo_be_range_push(name);
     if (duo_profile_mode_now == DUO_PROFILE_NVTX)
-        return MAX_PENDING; /* a range to pop, nothing to time */
+        return RECORD_NONE; /* a range to pop, nothing to time */
     int r = find_region(name, kind);
+    if (r >= 0 && tracing && kind != DUO_REGION_SYNC &&
+        kind != DUO_REGION_USER)
+        return open_traced(r);
     int i = r < 0 ? -1 : free_record();
     if (i < 0) {
         lost++;
-        return MAX_PENDING;
+        return RECORD_NONE;
     }
     record *rec = &records[i];
     rec->host_timed = kind == DUO_REGION_SYNC;
@@ -131,7 +216,7 @@ int duo_profile_open_slow(const char *name, duo_region_kind kind,
                 duo_be_timer_create(&rec->timer) != DUO_SUCCESS) ||
                duo_be_timer_record(rec->timer, 0, stream) != DUO_SUCCESS) {
         lost++;
-        return MAX_PENDING;
+        return RECORD_NONE;
     }
     rec->busy = 1;
     rec->region = r;
@@ -144,13 +229,19 @@ void duo_profile_close_slow(int i, duo_stream stream, double bytes,
                             double flops)
 {
     duo_be_range_pop();
-    if (i >= MAX_PENDING)
+    if (i >= RECORD_TRACED) {
+        duo_be_trace_pop();
+        add_call(traced_region[i - RECORD_TRACED], bytes, flops);
+        return;
+    }
+    if (i == RECORD_NONE)
         return;
     record *rec = &records[i];
     rec->bytes = bytes;
     rec->flops = flops;
     if (rec->host_timed) {
-        add_sample(rec->region, now_ms() - rec->t0_ms, bytes, flops);
+        add_call(rec->region, bytes, flops);
+        add_time(rec->region, now_ms() - rec->t0_ms);
         rec->busy = 0;
     } else if (duo_be_timer_record(rec->timer, 1, stream) == DUO_SUCCESS) {
         rec->closed = 1;
@@ -284,8 +375,8 @@ static void write_report(FILE *f, const duo_profile_region *sorted, int count,
                 rate(s->flops, s->total_ms, 1e9));
     }
     if (lost > 0)
-        fprintf(f, "(%lu measurements lost: too many regions or a timer "
-                   "failure)\n", lost);
+        fprintf(f, "(%lu measurements lost: too many regions, a timer "
+                   "failure or trace records dropped)\n", lost);
 }
 
 duo_status duo_profile_report(void)
@@ -328,6 +419,21 @@ static void report_at_exit(void)
         (void)duo_profile_finish();
 }
 
+/* Trace device work while a timing mode is on, unless
+ * DUO_PROFILE_TIMING=events asks for a timer pair per operation. */
+static void set_tracing(duo_profile_mode mode, int want_events)
+{
+    const int want = mode != DUO_PROFILE_OFF && mode != DUO_PROFILE_NVTX &&
+                     !want_events;
+    if (tracing && !want) {
+        drain_trace();
+        duo_be_trace_stop();
+        tracing = 0;
+    } else if (!tracing && want) {
+        tracing = duo_be_trace_start();
+    }
+}
+
 duo_status duo_profile_start(duo_profile_mode mode, const char *path)
 {
     if ((int)mode < DUO_PROFILE_OFF || mode > DUO_PROFILE_NVTX)
@@ -337,6 +443,12 @@ duo_status duo_profile_start(duo_profile_mode mode, const char *path)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_profile_start",
                         "path is longer than %zu characters",
                         sizeof report_path - 1);
+    const char *timing = getenv("DUO_PROFILE_TIMING");
+    if (timing != NULL && timing[0] != '\0' && strcmp(timing, "trace") != 0 &&
+        strcmp(timing, "events") != 0)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_profile_start",
+                        "DUO_PROFILE_TIMING='%s' is not a timing source; "
+                        "expected trace (the default) or events", timing);
     duo_status status = duo_require_init("duo_profile_start");
     if (status != DUO_SUCCESS)
         return status;
@@ -348,6 +460,7 @@ duo_status duo_profile_start(duo_profile_mode mode, const char *path)
                         "-DDUO_PROFILER=ON to profile");
 #endif
     snprintf(report_path, sizeof report_path, "%s", path ? path : "");
+    set_tracing(mode, timing != NULL && strcmp(timing, "events") == 0);
     duo_profile_mode_now = mode;
     if (!atexit_registered && atexit(report_at_exit) == 0)
         atexit_registered = 1;
@@ -447,6 +560,7 @@ duo_status duo_profile_finish(void)
     duo_status status = DUO_SUCCESS;
     if (report_due)
         status = duo_profile_report();
+    set_tracing(DUO_PROFILE_OFF, 0);
     for (int i = 0; i < MAX_PENDING; ++i) {
         duo_status destroyed = records[i].timer != NULL
                                    ? duo_be_timer_destroy(records[i].timer)

@@ -2,8 +2,10 @@
  * test_profile.c - the built-in profiler: a known sequence of operations
  * gives exactly the expected calls, bytes and flops per region; an off
  * profiler records nothing; the CSV and JSON reports carry the same
- * numbers as duo_profile_get; bad use of regions and of DUO_PROFILE is
- * refused.
+ * numbers as duo_profile_get; every device call gets a time, and the
+ * times fit inside the host's wall time around them (with either device
+ * timing source: ctest runs this under DUO_PROFILE_TIMING=events too);
+ * bad use of regions and of DUO_PROFILE is refused.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, mkstemp */
 #include <stdio.h>
@@ -213,6 +215,76 @@ static void test_known_sequence(float *d, float *d2)
     CHECK_OK(duo_profile_start(DUO_PROFILE_OFF, NULL));
 }
 
+/* A run of real work: each call of each region has a time (on the GPU a
+ * call whose trace was not joined to it would get 0), no call is faster
+ * than the bytes it writes allow at 10 TB/s, and the regions' totals
+ * add up to no more than the wall time around them (one stream runs them
+ * one after another).  More calls than the profiler keeps between drains
+ * of the trace (65536) check that the batches join up. */
+static void test_device_times(void)
+{
+    enum { BIG = 1 << 20, FILLS_BIG = 20, SMALL_CALLS = 70001 };
+    static float host_big[BIG];
+    for (size_t i = 0; i < BIG; ++i)
+        host_big[i] = (float)(i % 1000);
+    float *big = (float *)test_device_alloc(BIG * sizeof(float));
+    const int gpu = strcmp(duo_backend_name(), "cuda") == 0;
+
+    CHECK_OK(duo_profile_reset());
+    CHECK_OK(duo_profile_start(DUO_PROFILE_CSV, "/dev/null"));
+    CHECK_OK(duo_synchronize());
+    const double t0 = test_seconds();
+    for (int i = 0; i < FILLS_BIG; ++i)
+        CHECK_OK(DUO_LAUNCH(profile_fill, BIG, BIG, (float)i, big));
+    CHECK_OK(duo_memcpy(host_big, big, BIG * sizeof(float),
+                        DUO_DEVICE_TO_HOST));
+    CHECK_OK(duo_memcpy(big, host_big, BIG * sizeof(float),
+                        DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memset(big, 0, BIG * sizeof(float)));
+    double sum = 0;
+    CHECK_OK(duo_reduce(DUO_SUM, DUO_F32, big, BIG, &sum));
+    CHECK_OK(duo_synchronize());
+    const double wall_ms = (test_seconds() - t0) * 1e3;
+
+    static const char *const timed[] = {"profile_fill", "duo_memcpy D2H",
+                                        "duo_memcpy H2D", "duo_memset",
+                                        "duo_reduce sum f32"};
+    const uint64_t calls[] = {FILLS_BIG, 1, 1, 1, 1};
+    double device_ms = 0;
+    for (int i = 0; i < 5; ++i) {
+        duo_profile_region r;
+        test_set_context("region '%s'", timed[i]);
+        if (!CHECK_OK(duo_profile_get(timed[i], &r)))
+            continue;
+        CHECK_EQ_U64(r.calls, calls[i]);
+        CHECK(r.min_ms > 0.0);
+        CHECK(r.min_ms * 1e-3 * 10e12 >= (double)(BIG * sizeof(float)));
+        device_ms += r.total_ms;
+    }
+    test_set_context("%s", "");
+    CHECK_MSG(device_ms <= wall_ms, "device %.6f ms > wall %.6f ms",
+              device_ms, wall_ms);
+
+    CHECK_OK(duo_profile_reset());
+    for (int i = 0; i < SMALL_CALLS; ++i) {
+        const duo_status st = DUO_LAUNCH(profile_fill, 256, 256, 1.0f, big);
+        if (st != DUO_SUCCESS) {
+            CHECK_OK(st);
+            break;
+        }
+    }
+    duo_profile_region r;
+    if (CHECK_OK(duo_profile_get("profile_fill", &r))) {
+        CHECK_EQ_U64(r.calls, SMALL_CALLS);
+        CHECK(r.total_ms > 0.0);
+        if (gpu) /* a GPU kernel takes at least a microsecond */
+            CHECK(r.min_ms > 0.0);
+    }
+    CHECK_OK(duo_profile_start(DUO_PROFILE_OFF, NULL));
+    CHECK_OK(duo_profile_reset());
+    CHECK_OK(duo_free(big));
+}
+
 static void test_region_errors(void)
 {
     CHECK_STATUS(duo_region_begin(NULL), DUO_ERROR_INVALID_ARGUMENT);
@@ -266,6 +338,7 @@ int main(void)
     CHECK_OK(duo_malloc((void **)&d2, 4096));
     test_off_records_nothing(d);
     test_known_sequence(d, d2);
+    test_device_times();
     test_region_errors();
     CHECK_OK(duo_free(d));
     CHECK_OK(duo_free(d2));
