@@ -37,11 +37,16 @@ for ((r = 1; r <= rounds; ++r)); do
     done
 done
 
+if [[ $backend == cuda ]]; then
+    machine=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+else
+    machine=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+fi
 md=profiles/overhead-$backend.md
 {
     echo "# Profiler overhead: $backend"
     echo
-    echo "\`./profiles/overhead.sh $backend $rounds\` on $(date -u '+%Y-%m-%d %H:%M UTC');"
+    echo "\`./profiles/overhead.sh $backend $rounds\` on ${machine:-an unknown machine}, $(date -u '+%Y-%m-%d %H:%M UTC');"
     echo "each app at its default size with --reps 21; median over $rounds alternating"
     echo "rounds of the app's median time (first result line).  \"compiled out\": a build"
     echo "with -DDUO_PROFILER=OFF; \"off\": DUO_PROFILE unset; \"on\": DUO_PROFILE=csv."

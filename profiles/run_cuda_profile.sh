@@ -10,7 +10,7 @@
 # with the arguments of profiles/apps.sh: the same as on the CPU builds)
 # and writes to profiles/cuda/:
 #
-#   <app>.csv              DUO_PROFILE=csv: duo's own profile (CUDA events),
+#   <app>.csv              DUO_PROFILE=csv: duo's own profile (CUPTI trace),
 #                          for duo-profile-diff against profiles/serial etc.
 #   <app>.log              the app's output
 #   <app>.nsys-rep         nsys profile --trace=cuda,nvtx, run with
