@@ -111,7 +111,9 @@ static unsigned long dropped; /* records CUPTI or we could not keep */
 
 static CUpti_SubscriberHandle subscriber;
 static int buffers_registered, tracing;
-static uint64_t current_call = NO_CALL;
+/* Per thread, so that CUDA calls the program makes on threads of its
+ * own are never taken for duo's. */
+static thread_local uint64_t current_call = NO_CALL;
 
 /* Room for one more element in a growing array. */
 static int grow(void **array, size_t *capacity, size_t count, size_t size)
