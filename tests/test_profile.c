@@ -306,9 +306,27 @@ static void test_region_errors(void)
 }
 
 /* DUO_PROFILE is read by duo_init: a bad value fails it, naming the
- * variable; a good one starts the profiler. */
+ * variable; a good one starts the profiler.  A bad DUO_PROFILE_TIMING
+ * fails duo_profile_start the same way and leaves the profiler off. */
 static void test_environment(void)
 {
+    const char *timing = getenv("DUO_PROFILE_TIMING");
+    char saved[32] = "";
+    if (timing != NULL)
+        snprintf(saved, sizeof saved, "%s", timing);
+    setenv("DUO_PROFILE_TIMING", "sometimes", 1);
+    CHECK_STATUS(duo_profile_start(DUO_PROFILE_CSV, "/dev/null"),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_PROFILE_TIMING='sometimes'");
+    CHECK_OK(DUO_LAUNCH(profile_fill, 0, 0, 1.0f, NULL)); /* empty */
+    duo_profile_region none;
+    CHECK_STATUS(duo_profile_get("profile_fill", &none),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    if (timing != NULL)
+        setenv("DUO_PROFILE_TIMING", saved, 1);
+    else
+        unsetenv("DUO_PROFILE_TIMING");
+
     CHECK_OK(duo_finalize());
     setenv("DUO_PROFILE", "loud", 1);
     CHECK_STATUS(duo_init(), DUO_ERROR_INVALID_ARGUMENT);
