@@ -9,11 +9,9 @@ void duo_be_trace_stop(void) {}
 void duo_be_trace_push(uint64_t call) { (void)call; }
 void duo_be_trace_pop(void) {}
 
-duo_status duo_be_trace_drain(duo_trace_sink sink, void *ctx,
-                              unsigned long *lost)
+duo_status duo_be_trace_drain(duo_trace_sink sink, unsigned long *lost)
 {
     (void)sink;
-    (void)ctx;
     *lost = 0;
     return DUO_SUCCESS;
 }

@@ -34,11 +34,9 @@ int duo_be_trace_start(void)
 void duo_be_trace_stop(void) {}
 void duo_be_trace_push(uint64_t call) { (void)call; }
 void duo_be_trace_pop(void) {}
-duo_status duo_be_trace_drain(duo_trace_sink sink, void *ctx,
-                              unsigned long *lost)
+duo_status duo_be_trace_drain(duo_trace_sink sink, unsigned long *lost)
 {
     (void)sink;
-    (void)ctx;
     *lost = 0;
     return DUO_SUCCESS;
 }
@@ -49,7 +47,6 @@ duo_status duo_be_trace_drain(duo_trace_sink sink, void *ctx,
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #ifndef DUO_CUPTI_LIBRARY /* the build passes the toolkit's copy */
 #define DUO_CUPTI_LIBRARY "libcupti.so"
@@ -223,12 +220,13 @@ static const char *cupti_text(CUptiResult result)
 #define LOAD(field, symbol)                                               \
     do {                                                                  \
         cupti.field = reinterpret_cast<decltype(cupti.field)>(            \
-            dlsym(cupti.library, #symbol));                               \
+            dlsym(library, #symbol));                                     \
         if (cupti.field == NULL)                                          \
             return #symbol " is missing from the CUPTI library";          \
     } while (0)
 
-/* NULL once every entry point is found, else why not. */
+/* NULL once every entry point is found, else why not.  The library
+ * counts as loaded only then, so a failed load is never half used. */
 static const char *load_cupti(void)
 {
     if (cupti.library != NULL)
@@ -238,7 +236,6 @@ static const char *load_cupti(void)
         library = dlopen("libcupti.so", RTLD_NOW | RTLD_LOCAL);
     if (library == NULL)
         return "libcupti.so (part of the CUDA toolkit) could not be loaded";
-    cupti.library = library;
     LOAD(result_string, cuptiGetResultString);
     LOAD(subscribe, cuptiSubscribe);
     LOAD(enable_callback, cuptiEnableCallback);
@@ -248,6 +245,7 @@ static const char *load_cupti(void)
     LOAD(flush_all, cuptiActivityFlushAll);
     LOAD(next_record, cuptiActivityGetNextRecord);
     LOAD(dropped_records, cuptiActivityGetNumDroppedRecords);
+    cupti.library = library;
     return NULL;
 }
 
@@ -347,8 +345,7 @@ static int by_correlation(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-duo_status duo_be_trace_drain(duo_trace_sink sink, void *ctx,
-                              unsigned long *lost)
+duo_status duo_be_trace_drain(duo_trace_sink sink, unsigned long *lost)
 {
     *lost = 0;
     if (!tracing)
@@ -369,7 +366,7 @@ duo_status duo_be_trace_drain(duo_trace_sink sink, void *ctx,
         /* Activities outside any duo call (the program's own CUDA
          * calls) have no link and are not duo's to report. */
         if (link != NULL)
-            sink(ctx, link->call, spans[i].start_ns, spans[i].end_ns);
+            sink(link->call, spans[i].start_ns, spans[i].end_ns);
     }
     link_count = span_count = 0;
     *lost = dropped;

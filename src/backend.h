@@ -76,14 +76,13 @@ void duo_be_range_pop(void);
  * `call`.  trace_drain waits for the device and hands `sink` one span per
  * traced activity, in nanoseconds of one device clock, and counts in
  * *lost the records the trace had to drop. */
-typedef void (*duo_trace_sink)(void *ctx, uint64_t call, uint64_t start_ns,
+typedef void (*duo_trace_sink)(uint64_t call, uint64_t start_ns,
                                uint64_t end_ns);
 int duo_be_trace_start(void);
 void duo_be_trace_stop(void);
 void duo_be_trace_push(uint64_t call);
 void duo_be_trace_pop(void);
-duo_status duo_be_trace_drain(duo_trace_sink sink, void *ctx,
-                              unsigned long *lost);
+duo_status duo_be_trace_drain(duo_trace_sink sink, unsigned long *lost);
 
 duo_status duo_be_timer_create(duo_timer *timer);
 duo_status duo_be_timer_destroy(duo_timer timer);

@@ -104,10 +104,8 @@ static void add_time(int r, double ms)
 }
 
 /* A traced activity: widen its call's span. */
-static void take_span(void *ctx, uint64_t call, uint64_t start_ns,
-                      uint64_t end_ns)
+static void take_span(uint64_t call, uint64_t start_ns, uint64_t end_ns)
 {
-    (void)ctx;
     if (call < traced_base || call - traced_base >= (uint64_t)traced_count)
         return; /* not a call of this batch */
     const size_t i = (size_t)(call - traced_base);
@@ -125,7 +123,7 @@ static void drain_trace(void)
     if (traced_count == 0)
         return;
     unsigned long dropped = 0;
-    if (duo_be_trace_drain(take_span, NULL, &dropped) != DUO_SUCCESS) {
+    if (duo_be_trace_drain(take_span, &dropped) != DUO_SUCCESS) {
         lost += (unsigned long)traced_count;
     } else {
         lost += dropped;
