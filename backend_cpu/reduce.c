@@ -166,6 +166,107 @@ duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                     "no reduction for op %d on type %d", (int)op, (int)type);
 }
 
+/* Stream-ordered forms: "device" memory is host memory and work on any
+ * stream runs at once, so they are the plain reductions. */
+duo_status duo_be_reduce_async(duo_reduce_op op, duo_dtype type,
+                               const void *x, size_t n, void *result,
+                               duo_stream stream)
+{
+    (void)stream;
+    return duo_be_reduce(op, type, x, n, result);
+}
+
+/*
+ * Dot products: a sum in the order of DEFINE_REDUCE for elements of In,
+ * over products formed in double.  The product is its own statement, so
+ * it is rounded before the sum (the library builds as ISO C, where GCC
+ * does not contract across statements; clang contracts only within one).
+ */
+#define DEFINE_DOT(name, In)                                                 \
+    enum {                                                                   \
+        name##_VEC = DUO_REDUCE_VEC(sizeof(In)),                             \
+        name##_LANES = DUO_REDUCE_LANES(sizeof(In))                          \
+    };                                                                       \
+    static double name##_chunk(const In *x, const In *y, size_t n,           \
+                               size_t steps, size_t c)                       \
+    {                                                                        \
+        const size_t chunk = steps * name##_LANES;                           \
+        double lane[name##_LANES];                                           \
+        for (size_t l = 0; l < name##_LANES; ++l)                            \
+            lane[l] = 0.0;                                                   \
+        const size_t base = c * chunk;                                       \
+        if (n - base >= chunk) {                                             \
+            for (size_t s = 0; s < steps; ++s) {                             \
+                const In *p = x + base + s * name##_LANES;                   \
+                const In *q = y + base + s * name##_LANES;                   \
+                _Pragma("omp simd")                                          \
+                for (size_t l = 0; l < name##_LANES; ++l) {                  \
+                    const double prod = (double)p[l] * (double)q[l];         \
+                    lane[l] = lane[l] + prod;                                \
+                }                                                            \
+            }                                                                \
+        } else {                                                             \
+            for (size_t s = 0; s < steps; ++s)                               \
+                for (size_t l = 0; l < name##_LANES; ++l) {                  \
+                    const size_t i = base + s * name##_LANES + l;            \
+                    if (i < n) {                                             \
+                        const double prod = (double)x[i] * (double)y[i];     \
+                        lane[l] = lane[l] + prod;                            \
+                    }                                                        \
+                }                                                            \
+        }                                                                    \
+        double thread[DUO_REDUCE_THREADS];                                   \
+        for (size_t t = 0; t < DUO_REDUCE_THREADS; ++t) {                    \
+            const double *v = lane + t * name##_VEC;                         \
+            thread[t] = name##_VEC == 4                                      \
+                            ? SUM(SUM(v[0], v[1]),                           \
+                                  SUM(v[name##_VEC / 2], v[name##_VEC - 1])) \
+                            : SUM(v[0], v[1]);                               \
+        }                                                                    \
+        double out;                                                          \
+        BLOCK_FOLD(double, thread, DUO_REDUCE_THREADS, SUM, out);            \
+        return out;                                                          \
+    }                                                                        \
+    static duo_status name##_all(const In *x, const In *y, size_t n,         \
+                                 double *out)                                \
+    {                                                                        \
+        const size_t steps = duo_reduce_steps(n, name##_LANES);              \
+        const size_t chunk = steps * name##_LANES;                           \
+        const size_t chunks = (n + chunk - 1) / chunk;                       \
+        double final[DUO_REDUCE_FINAL_THREADS];                              \
+        for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)                \
+            final[t] = 0.0;                                                  \
+        /* Slot t adds chunks t, t + FINAL, ... in order (step 5) with no */ \
+        /* table of partials; dealt round-robin so that few chunks still  */ \
+        /* spread over every thread.                                      */ \
+        OMP(parallel for schedule(static, 1) if (chunks > 1))                \
+        for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)                \
+            for (size_t c = t; c < chunks; c += DUO_REDUCE_FINAL_THREADS)    \
+                final[t] = SUM(final[t], name##_chunk(x, y, n, steps, c));   \
+        BLOCK_FOLD(double, final, DUO_REDUCE_FINAL_THREADS, SUM, *out);      \
+        return DUO_SUCCESS;                                                  \
+    }
+
+DEFINE_DOT(dot_f32, float)
+DEFINE_DOT(dot_f64, double)
+
+duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
+                            const void *const *x, const void *const *y,
+                            double *result, duo_stream stream)
+{
+    (void)stream;
+    for (int k = 0; k < count; ++k) {
+        double value = 0.0;
+        if (type == DUO_F32)
+            dot_f32_all((const float *)x[k], (const float *)y[k], n, &value);
+        else
+            dot_f64_all((const double *)x[k], (const double *)y[k], n,
+                        &value);
+        result[k] = value;
+    }
+    return DUO_SUCCESS;
+}
+
 /* ------------------------------------------------------------------ */
 /* Index reductions: (value, index) pairs under a total order (NaN first,
  * then by value, then by lower index), so any grouping gives the same

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "backend.h"
+#include "reduce_order.h"
 
 /* Map err to a duo_status (allocation failure -> out of memory, launch
  * and execution faults -> launch, the rest -> backend), record "what
@@ -26,6 +27,29 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
 
 /* Multiprocessors of the current GPU, set by duo_be_init(). */
 extern int duo_cuda_sm_count;
+
+/* Reductions (reduce.cu) keep their per-block partials, the counter that
+ * finds the last block, and a host-bound result in one fixed-size device
+ * scratch area.  Each stream has one (stream.cu), the default stream one
+ * (launch.cu) and each graph one (graph.cu), so work that may run at the
+ * same time never shares partials.  New areas are zeroed. */
+enum {
+    DUO_CUDA_SCRATCH_RESULT = 64, /* byte offset of a host-bound result */
+    DUO_CUDA_SCRATCH_SLOTS = 256, /* byte offset of the partial slots   */
+    /* Slots: one 16-byte value per final-fold thread, per dot product. */
+    DUO_CUDA_REDUCE_SCRATCH_BYTES =
+        DUO_CUDA_SCRATCH_SLOTS + DUO_DOT_MAX * DUO_REDUCE_FINAL_THREADS * 16
+};
+duo_status duo_cuda_reduce_scratch_new(void **scratch, const char *where);
+void *duo_cuda_default_reduce_scratch(void);
+/* The scratch for a reduction queued on `stream` now. */
+void *duo_cuda_reduce_scratch(duo_stream stream);
+
+/* The private stream a graph is captured from, and the open capture's
+ * scratch (graph.cu); release the stream at duo_be_finalize. */
+cudaStream_t duo_cuda_capture_stream(void);
+void *duo_cuda_capture_scratch(void);
+duo_status duo_cuda_graph_release(void);
 
 /* Release the launch module's scratch buffers (duo_be_finalize). */
 duo_status duo_cuda_launch_release(void);

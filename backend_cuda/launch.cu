@@ -20,6 +20,7 @@ static int sync_launches;   /* DUO_SYNC_LAUNCHES=1: wait after launches */
 static void *scratch;       /* device partials for reductions */
 static size_t scratch_bytes;
 static void *result_slot;   /* pinned host copy of a reduced value */
+static void *default_reduce_scratch; /* reductions on the default stream */
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
@@ -75,7 +76,8 @@ duo_status duo_cuda_launch_check(const char *kernel, const char *file,
                                  int line)
 {
     cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess && sync_launches)
+    /* A capture runs nothing, and may not wait. */
+    if (err == cudaSuccess && sync_launches && !duo_capture_active())
         err = cudaDeviceSynchronize();
     if (err == cudaSuccess)
         return DUO_SUCCESS;
@@ -125,22 +127,48 @@ duo_status duo_cuda_fetch_result(void *result, const void *device_value,
     return DUO_SUCCESS;
 }
 
+duo_status duo_cuda_reduce_scratch_new(void **scratch_out, const char *where)
+{
+    void *p = NULL;
+    DUO_CUDA_TRY(cudaMalloc(&p, DUO_CUDA_REDUCE_SCRATCH_BYTES), where);
+    /* The last-block counter must start at 0; wait, so that work on a
+     * non-blocking stream cannot overtake the memset. */
+    cudaError_t err = cudaMemset(p, 0, DUO_CUDA_REDUCE_SCRATCH_BYTES);
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        (void)cudaFree(p); /* already failing */
+        return duo_cuda_fail(err, __FILE__, __LINE__, where,
+                             "zeroing reduction scratch");
+    }
+    *scratch_out = p;
+    return DUO_SUCCESS;
+}
+
+void *duo_cuda_default_reduce_scratch(void) { return default_reduce_scratch; }
+
 duo_status duo_cuda_launch_setup(void)
 {
     const char *env = getenv("DUO_SYNC_LAUNCHES");
     sync_launches = env != NULL && strcmp(env, "0") != 0 && env[0] != '\0';
     if (result_slot == NULL)
         DUO_CUDA_TRY(cudaMallocHost(&result_slot, 64), "duo_init");
+    if (default_reduce_scratch == NULL)
+        return duo_cuda_reduce_scratch_new(&default_reduce_scratch,
+                                           "duo_init");
     return DUO_SUCCESS;
 }
 
 duo_status duo_cuda_launch_release(void)
 {
     void *device = scratch, *pinned = result_slot;
+    void *reduce = default_reduce_scratch;
     scratch = NULL;
     scratch_bytes = 0;
     result_slot = NULL;
+    default_reduce_scratch = NULL;
     DUO_CUDA_TRY(cudaFree(device), "duo_finalize");
+    DUO_CUDA_TRY(cudaFree(reduce), "duo_finalize");
     DUO_CUDA_TRY(cudaFreeHost(pinned), "duo_finalize");
     return DUO_SUCCESS;
 }

@@ -1,11 +1,25 @@
 /*
- * reduce.cu (CUDA) - duo_reduce and duo_reduce_arg in the order fixed by
- * src/reduce_order.h: pass 1 gives each chunk to one block (16-byte
- * loads, STEPS of them in flight per thread, a shuffle tree), pass 2
- * folds the per-chunk partials in one block.  No atomics, so the bits
- * depend only on n; they match the CPU backends'.
+ * reduce.cu (CUDA) - duo_reduce, duo_reduce_arg, duo_reduce_async and
+ * duo_dot_async in the order fixed by src/reduce_order.h, in one kernel:
+ *
+ *  - Block b takes chunks b, b + G, b + 2G, ... (16-byte loads, several
+ *    in flight per thread, a shuffle tree per chunk).  The grid G is the
+ *    number of chunks up to FINAL_THREADS (1024) and exactly 1024 beyond,
+ *    so chunk c always lands in block c % 1024: the block's running sum
+ *    of its chunks, in order, is step 5's fold thread c % 1024 -- the
+ *    partials never need a table as long as n.
+ *  - Each block writes that value to its slot and takes a ticket; the
+ *    last block to finish folds the 1024 slots (step 5's tree) and writes
+ *    the result: to device memory (the async forms) or to the scratch
+ *    area, whence it is copied to the host.
+ *
+ * The atomic only decides which block folds; the order of every
+ * operation depends on n alone, so the bits match the CPU backends'.
+ * One launch per reduction matters at small n, where the launch is the
+ * cost, and inside solver loops.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cuda_check.h"
 #include "reduce_order.h"
@@ -35,6 +49,14 @@ template <class Acc> struct SumOp {
     template <class In> __device__ static Acc lift(In x, size_t)
     { return (Acc)x; }
 };
+
+/* Reads of slots other blocks wrote: through L2, past this SM's L1. */
+template <class T> __device__ T load_cg(const T *p) { return __ldcg(p); }
+template <class T> __device__ ArgPair<T> load_cg(const ArgPair<T> *p)
+{
+    ArgPair<T> v = {__ldcg(&p->v), __ldcg(&p->i)};
+    return v;
+}
 template <class T, bool Max> struct ExtremeOp {
     typedef T acc;
     __device__ static T identity()
@@ -95,6 +117,71 @@ __device__ typename Op::acc block_fold(typename Op::acc v)
     return v;
 }
 
+/* Step 5 over the slots of the `used` blocks (the rest are the
+ * identity), by a block of THREADS threads that each play FINAL / THREADS
+ * of the fold's FINAL_THREADS threads: thread t plays t, t + THREADS, ...,
+ * so warp w plays the fold's warps w, w + THREADS/32, ...  Valid in
+ * thread 0. */
+template <class Op>
+__device__ typename Op::acc final_fold(const typename Op::acc *slots,
+                                       unsigned used)
+{
+    typedef typename Op::acc Acc;
+    constexpr int PLAYS = DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_THREADS;
+    constexpr int WARPS = DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_WARP;
+    constexpr int BLOCK_WARPS = DUO_REDUCE_THREADS / DUO_REDUCE_WARP;
+    static_assert(WARPS == DUO_REDUCE_WARP, "one warp folds the warp sums");
+    __shared__ Acc warps[WARPS];
+    const int lane = threadIdx.x % DUO_REDUCE_WARP;
+    const int warp = threadIdx.x / DUO_REDUCE_WARP;
+#pragma unroll
+    for (int j = 0; j < PLAYS; ++j) {
+        const unsigned t = threadIdx.x + j * DUO_REDUCE_THREADS;
+        Acc v = t < used ? load_cg(slots + t) : Op::identity();
+        for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+            v = Op::apply(v, shfl_down(v, h));
+        if (lane == 0)
+            warps[warp + j * BLOCK_WARPS] = v;
+    }
+    __syncthreads();
+    Acc v = Op::identity();
+    if (warp == 0) {
+        v = warps[lane];
+        for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+            v = Op::apply(v, shfl_down(v, h));
+    }
+    return v;
+}
+
+/* Thread 0 has written this block's slots; take a ticket.  True in every
+ * thread of the block that finishes last, which then sees every slot. */
+__device__ bool finished_last(unsigned *counter)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        __threadfence(); /* the slots, before the ticket */
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    return last;
+}
+
+/* Where the result goes: a value, or an (index, value) pair written as
+ * two fields, so no padding byte is ever copied to the host. */
+template <class Acc> struct ValueOut {
+    Acc *p;
+    __device__ void write(Acc v) const { *p = v; }
+};
+template <class T> struct ArgOut {
+    unsigned long long *index;
+    T *value;
+    __device__ void write(ArgPair<T> v) const
+    {
+        *index = v.i;
+        *value = v.v;
+    }
+};
+
 /* Lanes of one 16-byte load in (chunk c, step s) for this thread. */
 template <class Op, class In>
 __device__ void combine_vector(typename Op::acc *lane, uint4 raw,
@@ -106,12 +193,21 @@ __device__ void combine_vector(typename Op::acc *lane, uint4 raw,
         lane[k] = Op::apply(lane[k], Op::lift(v[k], first + k));
 }
 
-/* Pass 1: steps 1-4 for chunks blockIdx.x, blockIdx.x + gridDim.x, ... */
-template <class Op, class In>
+/* Step 3: a thread's lanes as a balanced pair tree. */
+template <class Op, int VEC>
+__device__ typename Op::acc pair_tree(const typename Op::acc *lane)
+{
+    return VEC == 4 ? Op::apply(Op::apply(lane[0], lane[1]),
+                                Op::apply(lane[VEC / 2], lane[VEC - 1]))
+                    : Op::apply(lane[0], lane[1]);
+}
+
+template <class Op, class In, class Out>
 __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
-    reduce_chunks(const In *__restrict__ x, size_t n, size_t chunks,
+    reduce_kernel(const In *__restrict__ x, size_t n, size_t chunks,
                   unsigned steps, bool aligned,
-                  typename Op::acc *__restrict__ partials)
+                  typename Op::acc *__restrict__ slots, unsigned *counter,
+                  Out out)
 {
     typedef typename Op::acc Acc;
     constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
@@ -119,6 +215,7 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
     constexpr unsigned BATCH = 8; /* 16-byte loads in flight per thread */
     const size_t chunk = (size_t)steps * LANES;
 
+    Acc slot = Op::identity(); /* step 5's thread blockIdx.x; thread 0 */
     for (size_t c = blockIdx.x; c < chunks; c += gridDim.x) {
         const size_t first = c * chunk + (size_t)threadIdx.x * VEC;
         const uint4 *p = reinterpret_cast<const uint4 *>(x + first);
@@ -151,129 +248,180 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
                         lane[k] = Op::apply(lane[k], Op::lift(x[i], i));
                 }
         }
-        Acc mine = VEC == 4 ? Op::apply(Op::apply(lane[0], lane[1]),
-                                        Op::apply(lane[VEC / 2], lane[VEC - 1]))
-                            : Op::apply(lane[0], lane[1]);
-        mine = block_fold<Op, DUO_REDUCE_THREADS>(mine);
+        const Acc mine = block_fold<Op, DUO_REDUCE_THREADS>(
+            pair_tree<Op, VEC>(lane));
         if (threadIdx.x == 0)
-            partials[c] = mine;
+            slot = Op::apply(slot, mine);
+    }
+    if (threadIdx.x == 0)
+        slots[blockIdx.x] = slot;
+    if (finished_last(counter)) {
+        const Acc v = final_fold<Op>(slots, gridDim.x);
+        if (threadIdx.x == 0) {
+            out.write(v);
+            *counter = 0; /* ready for the next reduction on this scratch */
+        }
     }
 }
 
-/* Pass 2 (step 5): one block folds the partials; out = partials[chunks]. */
-template <class Op>
-__global__ void __launch_bounds__(DUO_REDUCE_FINAL_THREADS)
-    reduce_partials(typename Op::acc *partials, size_t chunks)
+/* Blocks for `chunks` chunks: see the header comment. */
+static unsigned reduce_grid(size_t chunks)
 {
-    typename Op::acc mine = Op::identity();
-    for (size_t p = threadIdx.x; p < chunks; p += DUO_REDUCE_FINAL_THREADS)
-        mine = Op::apply(mine, partials[p]);
-    mine = block_fold<Op, DUO_REDUCE_FINAL_THREADS>(mine);
-    if (threadIdx.x == 0)
-        partials[chunks] = mine;
+    if (chunks == 0)
+        return 1; /* the empty sum still writes its identity */
+    return chunks < DUO_REDUCE_FINAL_THREADS ? (unsigned)chunks
+                                             : DUO_REDUCE_FINAL_THREADS;
 }
 
-/* Both passes; the reduced value is copied into *out (host). */
-template <class Op, class In>
-static duo_status run(const char *where, const In *x, size_t n,
-                      typename Op::acc *out)
+/* Queue the reduction of x[0..n) on `stream`, using `scratch`. */
+template <class Op, class In, class Out>
+static duo_status queue_reduce(const char *where, const In *x, size_t n,
+                               Out out, void *scratch, cudaStream_t stream)
 {
     typedef typename Op::acc Acc;
     const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(sizeof(In)));
     const size_t chunk = steps * DUO_REDUCE_LANES(sizeof(In));
     const size_t chunks = (n + chunk - 1) / chunk;
-    Acc *partials = (Acc *)duo_cuda_scratch((chunks + 1) * sizeof(Acc),
-                                            where, __FILE__, __LINE__);
-    if (partials == NULL)
-        return DUO_ERROR_OUT_OF_MEMORY;
-    if (chunks > 0) {
-        /* At most one resident wave of blocks, each given the same number
-         * of chunks, so no block runs one chunk longer than the rest. */
-        const size_t wave = (size_t)duo_cuda_sm_count *
-                            (2048 / DUO_REDUCE_THREADS);
-        const size_t per_block = (chunks + wave - 1) / wave;
-        const unsigned grid = (unsigned)((chunks + per_block - 1) / per_block);
-        const bool aligned = (uintptr_t)x % 16 == 0;
-        reduce_chunks<Op, In><<<grid, DUO_REDUCE_THREADS>>>(
-            x, n, chunks, (unsigned)steps, aligned, partials);
-        DUO_CUDA_TRY(cudaGetLastError(), where);
-    }
-    reduce_partials<Op><<<1, DUO_REDUCE_FINAL_THREADS>>>(partials, chunks);
+    char *base = (char *)scratch;
+    reduce_kernel<Op, In, Out>
+        <<<reduce_grid(chunks), DUO_REDUCE_THREADS, 0, stream>>>(
+            x, n, chunks, (unsigned)steps, (uintptr_t)x % 16 == 0,
+            (Acc *)(base + DUO_CUDA_SCRATCH_SLOTS), (unsigned *)base, out);
     DUO_CUDA_TRY(cudaGetLastError(), where);
-    return duo_cuda_fetch_result(out, partials + chunks, sizeof(Acc), where,
-                                 __FILE__, __LINE__);
+    return DUO_SUCCESS;
 }
 
-/* Integer sums wrap modulo 2^64: accumulate unsigned, reinterpret. */
-template <class In>
-static duo_status signed_sum(const In *x, size_t n, void *result)
+/* ------------------------------------------------------------------ */
+/* Values: one entry point for host and device results                 */
+
+/* Queue op over x on `stream` into the device variable `out`.
+ * stream_handle only picks the scratch. */
+template <class Op, class In>
+static duo_status queue_value(const char *where, const void *x, size_t n,
+                              void *out, duo_stream stream_handle,
+                              cudaStream_t stream)
 {
-    unsigned long long wrapped;
-    duo_status status =
-        run<SumOp<unsigned long long>, In>("duo_reduce", x, n, &wrapped);
-    if (status == DUO_SUCCESS)
-        *(int64_t *)result = (int64_t)wrapped;
-    return status;
+    typedef typename Op::acc Acc;
+    ValueOut<Acc> o = {(Acc *)out};
+    return queue_reduce<Op, In>(where, (const In *)x, n, o,
+                                duo_cuda_reduce_scratch(stream_handle),
+                                stream);
 }
 
 template <class T>
-static duo_status extreme(duo_reduce_op op, const void *x, size_t n,
-                          void *result)
+static duo_status queue_extreme(const char *where, duo_reduce_op op,
+                                const void *x, size_t n, void *out,
+                                duo_stream handle, cudaStream_t s)
 {
     if (op == DUO_MIN)
-        return run<ExtremeOp<T, false>, T>("duo_reduce", (const T *)x, n,
-                                           (T *)result);
-    return run<ExtremeOp<T, true>, T>("duo_reduce", (const T *)x, n,
-                                      (T *)result);
+        return queue_value<ExtremeOp<T, false>, T>(where, x, n, out, handle,
+                                                   s);
+    return queue_value<ExtremeOp<T, true>, T>(where, x, n, out, handle, s);
+}
+
+/* The kernel instance for (op, type); signed integer sums wrap modulo
+ * 2^64, so they accumulate unsigned and store the same bits. */
+static duo_status queue_by_type(const char *where, duo_reduce_op op,
+                                duo_dtype type, const void *x, size_t n,
+                                void *out, duo_stream handle,
+                                cudaStream_t s)
+{
+    typedef unsigned long long u64;
+    if (op == DUO_SUM) {
+        switch (type) {
+        case DUO_F32:
+            return queue_value<SumOp<double>, float>(where, x, n, out,
+                                                     handle, s);
+        case DUO_F64:
+            return queue_value<SumOp<double>, double>(where, x, n, out,
+                                                      handle, s);
+        case DUO_I32:
+            return queue_value<SumOp<u64>, int32_t>(where, x, n, out,
+                                                    handle, s);
+        case DUO_I64:
+            return queue_value<SumOp<u64>, long long>(where, x, n, out,
+                                                      handle, s);
+        case DUO_U64:
+            return queue_value<SumOp<u64>, u64>(where, x, n, out, handle, s);
+        }
+    } else {
+        switch (type) {
+        case DUO_F32: return queue_extreme<float>(where, op, x, n, out,
+                                                  handle, s);
+        case DUO_F64: return queue_extreme<double>(where, op, x, n, out,
+                                                   handle, s);
+        case DUO_I32: return queue_extreme<int>(where, op, x, n, out,
+                                                handle, s);
+        case DUO_I64: return queue_extreme<long long>(where, op, x, n, out,
+                                                      handle, s);
+        case DUO_U64: return queue_extreme<u64>(where, op, x, n, out,
+                                                handle, s);
+        }
+    }
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                    "no reduction for op %d on type %d", (int)op, (int)type);
+}
+
+/* Bytes of the result of (op, type), as duo.h lists them. */
+static size_t result_bytes(duo_reduce_op op, duo_dtype type)
+{
+    return op == DUO_SUM ? 8 : duo_dtype_size(type);
 }
 
 duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                          size_t n, void *result)
 {
-    if (op == DUO_SUM) {
-        switch (type) {
-        case DUO_F32:
-            return run<SumOp<double>, float>("duo_reduce", (const float *)x,
-                                             n, (double *)result);
-        case DUO_F64:
-            return run<SumOp<double>, double>("duo_reduce",
-                                              (const double *)x, n,
-                                              (double *)result);
-        case DUO_I32: return signed_sum((const int32_t *)x, n, result);
-        case DUO_I64: return signed_sum((const long long *)x, n, result);
-        case DUO_U64:
-            return run<SumOp<unsigned long long>, unsigned long long>(
-                "duo_reduce", (const unsigned long long *)x, n,
-                (unsigned long long *)result);
-        }
-    } else {
-        switch (type) {
-        case DUO_F32: return extreme<float>(op, x, n, result);
-        case DUO_F64: return extreme<double>(op, x, n, result);
-        case DUO_I32: return extreme<int>(op, x, n, result);
-        case DUO_I64: return extreme<long long>(op, x, n, result);
-        case DUO_U64: return extreme<unsigned long long>(op, x, n, result);
-        }
-    }
-    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce",
-                    "no reduction for op %d on type %d", (int)op, (int)type);
+    char *scratch = (char *)duo_cuda_reduce_scratch(NULL);
+    duo_status status =
+        queue_by_type("duo_reduce", op, type, x, n,
+                      scratch + DUO_CUDA_SCRATCH_RESULT, NULL, 0);
+    if (status != DUO_SUCCESS)
+        return status;
+    return duo_cuda_fetch_result(result, scratch + DUO_CUDA_SCRATCH_RESULT,
+                                 result_bytes(op, type), "duo_reduce",
+                                 __FILE__, __LINE__);
+}
+
+duo_status duo_be_reduce_async(duo_reduce_op op, duo_dtype type,
+                               const void *x, size_t n, void *result,
+                               duo_stream stream)
+{
+    return queue_by_type("duo_reduce_async", op, type, x, n, result, stream,
+                         duo_cuda_stream(stream));
+}
+
+/* ------------------------------------------------------------------ */
+/* Index reductions: host results only                                 */
+
+template <class T, bool Max>
+static duo_status arg(const void *x, size_t n, size_t *index, void *value)
+{
+    const char *where = "duo_reduce_arg";
+    char *scratch = (char *)duo_cuda_reduce_scratch(NULL);
+    char *res = scratch + DUO_CUDA_SCRATCH_RESULT;
+    ArgOut<T> out = {(unsigned long long *)res, (T *)(res + 8)};
+    duo_status status = queue_reduce<ArgOp<T, Max>, T>(
+        where, (const T *)x, n, out, scratch, 0);
+    unsigned char got[16];
+    if (status == DUO_SUCCESS)
+        status = duo_cuda_fetch_result(got, res, 8 + sizeof(T), where,
+                                       __FILE__, __LINE__);
+    if (status != DUO_SUCCESS)
+        return status;
+    unsigned long long i;
+    memcpy(&i, got, 8);
+    *index = (size_t)i;
+    if (value != NULL)
+        memcpy(value, got + 8, sizeof(T));
+    return DUO_SUCCESS;
 }
 
 template <class T>
-static duo_status arg(duo_reduce_op op, const void *x, size_t n,
-                      size_t *index, void *value)
+static duo_status arg_by_op(duo_reduce_op op, const void *x, size_t n,
+                            size_t *index, void *value)
 {
-    ArgPair<T> best;
-    duo_status status =
-        op == DUO_MIN
-            ? run<ArgOp<T, false>, T>("duo_reduce_arg", (const T *)x, n, &best)
-            : run<ArgOp<T, true>, T>("duo_reduce_arg", (const T *)x, n, &best);
-    if (status != DUO_SUCCESS)
-        return status;
-    *index = (size_t)best.i;
-    if (value != NULL)
-        *(T *)value = best.v;
-    return DUO_SUCCESS;
+    return op == DUO_MIN ? arg<T, false>(x, n, index, value)
+                         : arg<T, true>(x, n, index, value);
 }
 
 duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
@@ -281,13 +429,166 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
                              void *value)
 {
     switch (type) {
-    case DUO_F32: return arg<float>(op, x, n, index, value);
-    case DUO_F64: return arg<double>(op, x, n, index, value);
-    case DUO_I32: return arg<int>(op, x, n, index, value);
-    case DUO_I64: return arg<long long>(op, x, n, index, value);
-    case DUO_U64: return arg<unsigned long long>(op, x, n, index, value);
+    case DUO_F32: return arg_by_op<float>(op, x, n, index, value);
+    case DUO_F64: return arg_by_op<double>(op, x, n, index, value);
+    case DUO_I32: return arg_by_op<int>(op, x, n, index, value);
+    case DUO_I64: return arg_by_op<long long>(op, x, n, index, value);
+    case DUO_U64: return arg_by_op<unsigned long long>(op, x, n, index, value);
     }
     return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
                     "no index reduction for op %d on type %d", (int)op,
                     (int)type);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dot products                                                        */
+
+template <class In> struct DotArgs {
+    const In *x[DUO_DOT_MAX];
+    const In *y[DUO_DOT_MAX];
+};
+
+/* Products of the lanes of one 16-byte load of x and of y, rounded to
+ * double and then added: the intrinsics keep nvcc from fusing them into
+ * one fma, which the CPU does not do. */
+template <class In>
+__device__ void add_products(double *lane, uint4 xr, uint4 yr)
+{
+    const In *xv = reinterpret_cast<const In *>(&xr);
+    const In *yv = reinterpret_cast<const In *>(&yr);
+#pragma unroll
+    for (int v = 0; v < DUO_REDUCE_VEC(sizeof(In)); ++v)
+        lane[v] = __dadd_rn(lane[v],
+                            __dmul_rn((double)xv[v], (double)yv[v]));
+}
+
+template <class In, int K>
+__global__ void __launch_bounds__(DUO_REDUCE_THREADS)
+    dot_kernel(DotArgs<In> a, size_t n, size_t chunks, unsigned steps,
+               bool aligned, double *__restrict__ slots, unsigned *counter,
+               double *__restrict__ out)
+{
+    typedef SumOp<double> Op;
+    constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
+    constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
+    /* About 8 16-byte loads in flight per thread, over the K pairs. */
+    constexpr unsigned BATCH = K == 1 ? 4 : K == 2 ? 2 : 1;
+    const size_t chunk = (size_t)steps * LANES;
+
+    double slot[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        slot[k] = 0.0;
+    for (size_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+        const size_t first = c * chunk + (size_t)threadIdx.x * VEC;
+        double lane[K][VEC];
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int v = 0; v < VEC; ++v)
+                lane[k][v] = 0.0;
+        if (aligned && n - c * chunk >= chunk && steps % BATCH == 0) {
+            for (unsigned s0 = 0; s0 < steps; s0 += BATCH) {
+                uint4 xr[BATCH][K], yr[BATCH][K];
+#pragma unroll
+                for (unsigned b = 0; b < BATCH; ++b)
+#pragma unroll
+                    for (int k = 0; k < K; ++k) {
+                        const size_t off = first + (size_t)(s0 + b) * LANES;
+                        xr[b][k] = __ldg(reinterpret_cast<const uint4 *>(
+                            a.x[k] + off));
+                        yr[b][k] = __ldg(reinterpret_cast<const uint4 *>(
+                            a.y[k] + off));
+                    }
+#pragma unroll
+                for (unsigned b = 0; b < BATCH; ++b)
+#pragma unroll
+                    for (int k = 0; k < K; ++k)
+                        add_products<In>(lane[k], xr[b][k], yr[b][k]);
+            }
+        } else {
+            for (unsigned s = 0; s < steps; ++s)
+#pragma unroll
+                for (int k = 0; k < K; ++k)
+#pragma unroll
+                    for (int v = 0; v < VEC; ++v) {
+                        const size_t i = first + (size_t)s * LANES + v;
+                        if (i < n)
+                            lane[k][v] = __dadd_rn(
+                                lane[k][v], __dmul_rn((double)a.x[k][i],
+                                                      (double)a.y[k][i]));
+                    }
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const double mine = block_fold<Op, DUO_REDUCE_THREADS>(
+                pair_tree<Op, VEC>(lane[k]));
+            if (threadIdx.x == 0)
+                slot[k] = slot[k] + mine;
+        }
+    }
+    if (threadIdx.x == 0)
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            slots[k * DUO_REDUCE_FINAL_THREADS + blockIdx.x] = slot[k];
+    if (finished_last(counter)) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const double v = final_fold<Op>(
+                slots + k * DUO_REDUCE_FINAL_THREADS, gridDim.x);
+            if (threadIdx.x == 0)
+                out[k] = v;
+            __syncthreads(); /* final_fold's shared sums, reused */
+        }
+        if (threadIdx.x == 0)
+            *counter = 0;
+    }
+}
+
+template <class In, int K>
+static duo_status queue_dot(size_t n, const void *const *x,
+                            const void *const *y, double *result,
+                            duo_stream stream)
+{
+    DotArgs<In> a;
+    bool aligned = true;
+    for (int k = 0; k < DUO_DOT_MAX; ++k) {
+        a.x[k] = k < K ? (const In *)x[k] : NULL;
+        a.y[k] = k < K ? (const In *)y[k] : NULL;
+        if (k < K)
+            aligned = aligned && (uintptr_t)x[k] % 16 == 0 &&
+                      (uintptr_t)y[k] % 16 == 0;
+    }
+    const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(sizeof(In)));
+    const size_t chunk = steps * DUO_REDUCE_LANES(sizeof(In));
+    const size_t chunks = (n + chunk - 1) / chunk;
+    char *base = (char *)duo_cuda_reduce_scratch(stream);
+    dot_kernel<In, K><<<reduce_grid(chunks), DUO_REDUCE_THREADS, 0,
+                        duo_cuda_stream(stream)>>>(
+        a, n, chunks, (unsigned)steps, aligned,
+        (double *)(base + DUO_CUDA_SCRATCH_SLOTS), (unsigned *)base, result);
+    DUO_CUDA_TRY(cudaGetLastError(), "duo_dot_async");
+    return DUO_SUCCESS;
+}
+
+template <class In>
+static duo_status dot_by_count(size_t n, int count, const void *const *x,
+                               const void *const *y, double *result,
+                               duo_stream stream)
+{
+    switch (count) {
+    case 1: return queue_dot<In, 1>(n, x, y, result, stream);
+    case 2: return queue_dot<In, 2>(n, x, y, result, stream);
+    case 3: return queue_dot<In, 3>(n, x, y, result, stream);
+    default: return queue_dot<In, 4>(n, x, y, result, stream);
+    }
+}
+
+duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
+                            const void *const *x, const void *const *y,
+                            double *result, duo_stream stream)
+{
+    return type == DUO_F32
+               ? dot_by_count<float>(n, count, x, y, result, stream)
+               : dot_by_count<double>(n, count, x, y, result, stream);
 }

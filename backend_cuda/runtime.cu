@@ -70,7 +70,9 @@ duo_status duo_be_init(void)
 duo_status duo_be_finalize(void)
 {
     DUO_CUDA_TRY(cudaDeviceSynchronize(), "duo_finalize");
-    return duo_cuda_launch_release();
+    duo_status graphs = duo_cuda_graph_release();
+    duo_status launch = duo_cuda_launch_release();
+    return graphs != DUO_SUCCESS ? graphs : launch;
 }
 
 duo_status duo_be_device_info(duo_device_info *info)

@@ -1,27 +1,67 @@
 /*
- * stream.cu (CUDA) - a duo_stream is a cudaStream_t.  Streams are
- * created blocking, so they order themselves with the default stream on
- * which duo_reduce and duo_gemm run.
+ * stream.cu (CUDA) - a duo_stream is a CUDA stream plus the device
+ * scratch its reductions use, so reductions queued on different streams
+ * never share partials.  Streams are created blocking, so they order
+ * themselves with the default stream on which duo_reduce and duo_gemm
+ * run.  While a graph is captured, the captured stream's work goes to the
+ * capture stream of graph.cu instead.
  */
+#include <stdlib.h>
+
 #include "cuda_check.h"
+
+struct duo_stream_opaque {
+    cudaStream_t stream;
+    void *reduce_scratch;
+};
 
 cudaStream_t duo_cuda_stream(duo_stream stream)
 {
-    return (cudaStream_t)stream;
+    if (duo_capture_active() && stream == duo_capture_stream())
+        return duo_cuda_capture_stream();
+    return stream == NULL ? (cudaStream_t)0 : stream->stream;
+}
+
+void *duo_cuda_reduce_scratch(duo_stream stream)
+{
+    if (duo_capture_active()) /* src/ let only the captured stream in */
+        return duo_cuda_capture_scratch();
+    return stream == NULL ? duo_cuda_default_reduce_scratch()
+                          : stream->reduce_scratch;
 }
 
 duo_status duo_be_stream_create(duo_stream *stream)
 {
-    cudaStream_t s;
-    DUO_CUDA_TRY(cudaStreamCreate(&s), "duo_stream_create");
-    *stream = (duo_stream)s;
+    duo_stream s = (duo_stream)calloc(1, sizeof *s);
+    if (s == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, "duo_stream_create",
+                        "could not allocate a stream; free some memory");
+    duo_status status =
+        duo_cuda_reduce_scratch_new(&s->reduce_scratch, "duo_stream_create");
+    if (status != DUO_SUCCESS) {
+        free(s);
+        return status;
+    }
+    cudaError_t err = cudaStreamCreate(&s->stream);
+    if (err != cudaSuccess) {
+        (void)cudaFree(s->reduce_scratch); /* already failing */
+        free(s);
+        return duo_cuda_fail(err, __FILE__, __LINE__, "duo_stream_create",
+                             "cudaStreamCreate");
+    }
+    *stream = s;
     return DUO_SUCCESS;
 }
 
 duo_status duo_be_stream_destroy(duo_stream stream)
 {
-    DUO_CUDA_TRY(cudaStreamDestroy(duo_cuda_stream(stream)),
-                 "duo_stream_destroy");
+    /* cudaStreamDestroy returns at once; the scratch may still be in use
+     * by work queued on the stream, and cudaFree waits for that. */
+    cudaError_t err = cudaStreamDestroy(stream->stream);
+    cudaError_t err_free = cudaFree(stream->reduce_scratch);
+    free(stream);
+    DUO_CUDA_TRY(err, "duo_stream_destroy");
+    DUO_CUDA_TRY(err_free, "duo_stream_destroy");
     return DUO_SUCCESS;
 }
 

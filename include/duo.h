@@ -40,7 +40,9 @@ typedef enum duo_status {
     DUO_ERROR_NO_DEVICE,        /* CUDA build, but no usable GPU        */
     DUO_ERROR_NOT_INITIALIZED,  /* duo_init() was not called (or failed) */
     DUO_ERROR_LAUNCH,           /* a kernel failed to launch or to run  */
-    DUO_ERROR_BACKEND           /* any other CUDA or library failure    */
+    DUO_ERROR_BACKEND,          /* any other CUDA or library failure    */
+    DUO_ERROR_NOT_CAPTURABLE    /* not allowed while a graph is being
+                                   captured (a host wait, another stream) */
 } duo_status;
 
 /* Short fixed name of a status, e.g. "invalid argument". */
@@ -181,11 +183,86 @@ size_t duo_dtype_size(duo_dtype type);
 duo_status duo_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                       size_t n, void *result);
 
+/*
+ * Stream-ordered reduce: the same reduction as duo_reduce, with the same
+ * result type and the same bits, written to *device* memory (`result`
+ * from duo_malloc) when the work queued before it on `stream` is done.
+ * The host does not wait, so a solver can keep its scalars on the device:
+ * a kernel launched after it on the same stream reads the value through
+ * an ordinary pointer argument (alpha = *rr / *pq inside the kernel).
+ * CPU backends compute it at once.  May be captured into a duo_graph.
+ */
+duo_status duo_reduce_async(duo_reduce_op op, duo_dtype type, const void *x,
+                            size_t n, void *result, duo_stream stream);
+
+/* Most dot products one duo_dot_async call computes in its one pass. */
+#define DUO_DOT_MAX 4
+
+/*
+ * Fused dot products: result[k] = sum_i x[k][i] * y[k][i] for
+ * k = 0 .. count-1 (1 <= count <= DUO_DOT_MAX), all over n elements of
+ * `type` (DUO_F32 or DUO_F64), in one pass over the inputs, stream-
+ * ordered into device memory (`result`: count doubles), as
+ * duo_reduce_async.  x and y are host arrays of `count` device pointers;
+ * the same array may appear more than once (x[k] == y[k] gives a squared
+ * norm).
+ *
+ * Bits: the products are added in duo_reduce's fixed order for n
+ * elements of `type`.  For DUO_F64 each product is rounded to double
+ * first (never fused into the sum), so result[k] has exactly the bits of
+ * duo_reduce(DUO_SUM, DUO_F64, w) with w[i] = x[k][i] * y[k][i].  For
+ * DUO_F32 the products are formed exactly in double.  Every backend
+ * returns the same bits.
+ */
+duo_status duo_dot_async(duo_dtype type, size_t n, int count,
+                         const void *const *x, const void *const *y,
+                         double *result, duo_stream stream);
+
 /* Index of the smallest (DUO_MIN) or largest (DUO_MAX) element; the first
  * one on ties; the first NaN if there is one.  n > 0.  If value is not
  * NULL, the element itself is written there (element type). */
 duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
                           size_t n, size_t *index, void *value);
+
+/* ------------------------------------------------------------------ */
+/* Graphs: record a sequence of launches, async copies and async
+ * reductions once and replay it many times (CUDA Graphs on the GPU,
+ * where a replay costs one launch; on the CPU a replay calls the body
+ * again).
+ *
+ * duo_graph_capture calls body(ctx) once, recording instead of running
+ * the work it queues on `stream` (NULL: the default stream); nothing
+ * runs and no output is written until duo_graph_launch.  The body may
+ * use, on that stream only: DUO_LAUNCH*_ON(stream, ...) (DUO_LAUNCH* when
+ * `stream` is NULL), duo_memcpy_async, duo_reduce_async and
+ * duo_dot_async.  Anything that waits for the device or returns a value
+ * to the host (duo_synchronize, duo_memcpy, duo_memset, duo_reduce,
+ * duo_gemm_*, user reductions, timers, allocation) or that names
+ * another stream fails with DUO_ERROR_NOT_CAPTURABLE, as does a capture
+ * inside a capture; the capture then fails with the first such status,
+ * or with the body's own non-success return, and *graph is untouched.
+ *
+ * Replays use the arguments as they were at capture: pointers and sizes
+ * are fixed, so values that change from one replay to the next (a
+ * step length, a residual) belong in device memory, written by kernels
+ * or async reductions.  The body must therefore queue the same work
+ * whenever it is called (the CPU calls it on every replay), and should
+ * do nothing but queue work.
+ *
+ * The body is typically a batch of solver iterations; a device flag
+ * that kernels test lets iterations past convergence do nothing, so the
+ * host checks only after each replay.  Replays of one graph run one
+ * after another even on different streams.
+ */
+
+typedef struct duo_graph_opaque *duo_graph;
+typedef duo_status (*duo_graph_body)(void *ctx);
+
+duo_status duo_graph_capture(duo_stream stream, duo_graph_body body,
+                             void *ctx, duo_graph *graph);
+/* Queue one replay on `stream` (NULL: the default stream). */
+duo_status duo_graph_launch(duo_graph graph, duo_stream stream);
+duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
 
 /* ------------------------------------------------------------------ */
 /* Matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major.

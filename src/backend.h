@@ -34,6 +34,10 @@ int duo_is_initialized(void);
 /* DUO_SUCCESS once duo_init() has succeeded, else records and returns
  * DUO_ERROR_NOT_INITIALIZED for `where`. */
 duo_status duo_require_init(const char *where);
+/* duo_require_init, and refuse (DUO_ERROR_NOT_CAPTURABLE) inside a graph
+ * capture: for every call that waits for the device or returns a value to
+ * the host. */
+duo_status duo_require_sync_call(const char *where);
 
 const char *duo_be_name(void);
 duo_status duo_be_init(void);
@@ -98,6 +102,46 @@ duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
 duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
                              const void *x, size_t n, size_t *index,
                              void *value);
+
+/* Stream-ordered forms: result in device memory.  n may be 0 for sums;
+ * 1 <= count <= DUO_DOT_MAX; type DUO_F32 or DUO_F64. */
+duo_status duo_be_reduce_async(duo_reduce_op op, duo_dtype type,
+                               const void *x, size_t n, void *result,
+                               duo_stream stream);
+duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
+                            const void *const *x, const void *const *y,
+                            double *result, duo_stream stream);
+
+/* ------------------------------------------------------------------ */
+/* Graphs (src/graph.c holds the capture state and the rules). */
+
+/* 1 while duo_graph_capture runs its body. */
+int duo_capture_active(void);
+/* The stream being captured (valid while a capture is open). */
+duo_stream duo_capture_stream(void);
+/* 1 while a CPU graph replay runs a body. */
+int duo_graph_replaying(void);
+/* DUO_SUCCESS when no capture is open; else DUO_ERROR_NOT_CAPTURABLE for
+ * a call that cannot be recorded (a host wait, a host result). */
+duo_status duo_capture_refuse(const char *where);
+/* DUO_SUCCESS unless a capture is open on another stream. */
+duo_status duo_capture_check_stream(const char *where, duo_stream stream);
+/* 1 when queued work must be skipped: a capture on a backend that records
+ * by replaying the body (the CPU), so nothing may run at capture time. */
+int duo_capture_skips_work(void);
+/* duo_fail_at reports every failure here: the first one inside a capture
+ * fails the capture. */
+void duo_capture_note_failure(duo_status status);
+
+/* CUDA: work queued during a capture is recorded by the driver (1); CPU:
+ * the body is called again on each replay, so nothing is queued (0). */
+int duo_be_capture_queues_work(void);
+duo_status duo_be_graph_begin(duo_stream stream);
+/* Close the capture; with keep, hand back the replayable graph in *graph
+ * (NULL where replays call the body again), else discard it. */
+duo_status duo_be_graph_end(duo_stream stream, int keep, void **graph);
+duo_status duo_be_graph_launch(void *graph, duo_stream stream);
+duo_status duo_be_graph_destroy(void *graph);
 
 /* m, n > 0; k == 0 or alpha == 0 mean C = beta * C. */
 duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,

@@ -20,6 +20,7 @@ const char *duo_status_string(duo_status status)
     case DUO_ERROR_NOT_INITIALIZED: return "not initialized";
     case DUO_ERROR_LAUNCH: return "kernel launch failed";
     case DUO_ERROR_BACKEND: return "backend failure";
+    case DUO_ERROR_NOT_CAPTURABLE: return "not capturable";
     }
     return "unknown status";
 }
@@ -34,6 +35,7 @@ duo_status duo_fail_at(duo_status status, const char *file, int line,
     const char *base = slash ? slash + 1 : file;
     int used = snprintf(last_error, sizeof last_error, "%s: %s (%s:%d): ",
                         where, duo_status_string(status), base, line);
+    duo_capture_note_failure(status);
     if (used < 0 || (size_t)used >= sizeof last_error)
         return status;
     va_list ap;

@@ -59,7 +59,7 @@ static duo_status check_gemm(const char *where, duo_transpose ta,
         (status = check_operand(where, "c", "ldc", DUO_NO_TRANS, c, 1, m, n,
                                 ldc, elem)) != DUO_SUCCESS)
         return status;
-    return duo_require_init(where);
+    return duo_require_sync_call(where);
 }
 
 /* Bytes a gemm must move at least (A, B, C written, C read if beta != 0)

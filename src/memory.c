@@ -4,9 +4,11 @@
  */
 #include "profile.h"
 
+/* Every call here but duo_memcpy_async waits for the device or changes
+ * what it holds, so none may be part of a graph capture. */
 #define REQUIRE_INIT(where)                                     \
     do {                                                        \
-        duo_status init_status_ = duo_require_init(where);      \
+        duo_status init_status_ = duo_require_sync_call(where); \
         if (init_status_ != DUO_SUCCESS)                        \
             return init_status_;                                \
     } while (0)
@@ -82,8 +84,7 @@ static duo_status check_copy(const char *where, void *dst, const void *src,
     if (bytes > 0 && src == NULL)
         return null_arg(where, "src", "a copy of more than 0 bytes needs a "
                                       "source");
-    REQUIRE_INIT(where);
-    return DUO_SUCCESS;
+    return duo_require_init(where);
 }
 
 static const char *const memcpy_regions[] = {
@@ -97,6 +98,8 @@ duo_status duo_memcpy(void *dst, const void *src, size_t bytes,
                       duo_copy_kind kind)
 {
     duo_status status = check_copy("duo_memcpy", dst, src, bytes, kind);
+    if (status == DUO_SUCCESS)
+        status = duo_capture_refuse("duo_memcpy");
     if (status != DUO_SUCCESS || bytes == 0)
         return status;
     int region = duo_profile_open(memcpy_regions[kind], DUO_REGION_MEMCPY,
@@ -110,7 +113,9 @@ duo_status duo_memcpy_async(void *dst, const void *src, size_t bytes,
                             duo_copy_kind kind, duo_stream stream)
 {
     duo_status status = check_copy("duo_memcpy_async", dst, src, bytes, kind);
-    if (status != DUO_SUCCESS || bytes == 0)
+    if (status == DUO_SUCCESS)
+        status = duo_capture_check_stream("duo_memcpy_async", stream);
+    if (status != DUO_SUCCESS || bytes == 0 || duo_capture_skips_work())
         return status;
     int region = duo_profile_open(memcpy_async_regions[kind],
                                   DUO_REGION_MEMCPY, stream);

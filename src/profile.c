@@ -30,7 +30,7 @@ enum {
 
 static const char *const kind_names[] = {"kernel", "reduce", "gemm",
                                          "memcpy", "memset", "sync",
-                                         "region"};
+                                         "region", "graph"};
 
 typedef struct {
     int busy;          /* holds a measurement not yet added */
@@ -194,6 +194,10 @@ static int open_traced(int r)
 int duo_profile_open_slow(const char *name, duo_region_kind kind,
                           duo_stream stream)
 {
+    /* Work inside a graph is timed as the graph's replay: a capture runs
+     * nothing, and a GPU replay's kernels are not separate calls. */
+    if (duo_capture_active() || duo_graph_replaying())
+        return -1;
     duo_be_range_push(name);
     if (duo_profile_mode_now == DUO_PROFILE_NVTX)
         return RECORD_NONE; /* a range to pop, nothing to time */
@@ -379,7 +383,7 @@ static void write_report(FILE *f, const duo_profile_region *sorted, int count,
 
 duo_status duo_profile_report(void)
 {
-    duo_status status = duo_require_init("duo_profile_report");
+    duo_status status = duo_require_sync_call("duo_profile_report");
     if (status != DUO_SUCCESS)
         return status;
     if (duo_profile_mode_now == DUO_PROFILE_OFF ||
@@ -447,7 +451,7 @@ duo_status duo_profile_start(duo_profile_mode mode, const char *path)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_profile_start",
                         "DUO_PROFILE_TIMING='%s' is not a timing source; "
                         "expected trace (the default) or events", timing);
-    duo_status status = duo_require_init("duo_profile_start");
+    duo_status status = duo_require_sync_call("duo_profile_start");
     if (status != DUO_SUCCESS)
         return status;
 #ifdef DUO_NO_PROFILER
@@ -467,7 +471,7 @@ duo_status duo_profile_start(duo_profile_mode mode, const char *path)
 
 duo_status duo_profile_reset(void)
 {
-    duo_status status = duo_require_init("duo_profile_reset");
+    duo_status status = duo_require_sync_call("duo_profile_reset");
     if (status != DUO_SUCCESS)
         return status;
     resolve_pending();
@@ -483,7 +487,7 @@ duo_status duo_profile_get(const char *name, duo_profile_region *out)
     if (name == NULL || out == NULL)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_profile_get",
                         "%s is NULL", name == NULL ? "name" : "out");
-    duo_status status = duo_require_init("duo_profile_get");
+    duo_status status = duo_require_sync_call("duo_profile_get");
     if (status != DUO_SUCCESS)
         return status;
     resolve_pending();
@@ -502,7 +506,7 @@ duo_status duo_region_begin(const char *name)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_region_begin",
                         "name is %s; give the region a name",
                         name == NULL ? "NULL" : "empty");
-    duo_status status = duo_require_init("duo_region_begin");
+    duo_status status = duo_require_sync_call("duo_region_begin");
     if (status != DUO_SUCCESS)
         return status;
     if (user_depth == MAX_USER_DEPTH)
@@ -521,7 +525,7 @@ duo_status duo_region_end(const char *name)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_region_end",
                         "name is NULL; pass the name given to "
                         "duo_region_begin");
-    duo_status status = duo_require_init("duo_region_end");
+    duo_status status = duo_require_sync_call("duo_region_end");
     if (status != DUO_SUCCESS)
         return status;
     if (user_depth == 0)

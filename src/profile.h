@@ -20,7 +20,8 @@ typedef enum duo_region_kind {
     DUO_REGION_MEMCPY,
     DUO_REGION_MEMSET,
     DUO_REGION_SYNC,   /* a host wait: timed with the host clock */
-    DUO_REGION_USER
+    DUO_REGION_USER,
+    DUO_REGION_GRAPH   /* one replay of a captured graph */
 } duo_region_kind;
 
 extern duo_profile_mode duo_profile_mode_now;

@@ -34,7 +34,7 @@ static const char *const reduce_arg_regions[3][5] = {
 
 static duo_status check(const char *where, duo_reduce_op op, duo_dtype type,
                         const void *x, size_t n, const void *out,
-                        const char *out_name)
+                        const char *out_name, const char *out_kind)
 {
     if (op != DUO_SUM && op != DUO_MIN && op != DUO_MAX)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
@@ -55,22 +55,25 @@ static duo_status check(const char *where, duo_reduce_op op, duo_dtype type,
                         "n elements", n);
     if (out == NULL)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                        "%s is NULL; pass the address of a host variable",
-                        out_name);
+                        "%s is NULL; pass the address of a %s", out_name,
+                        out_kind);
+    if (n == 0 && op != DUO_SUM)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "n = 0: the %s of no elements is undefined; only "
+                        "DUO_SUM accepts n = 0",
+                        op == DUO_MIN ? "minimum" : "maximum");
     return duo_require_init(where);
 }
 
 duo_status duo_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                       size_t n, void *result)
 {
-    duo_status status = check("duo_reduce", op, type, x, n, result, "result");
+    duo_status status = check("duo_reduce", op, type, x, n, result,
+                              "result", "host variable");
+    if (status == DUO_SUCCESS)
+        status = duo_capture_refuse("duo_reduce");
     if (status != DUO_SUCCESS)
         return status;
-    if (n == 0 && op != DUO_SUM)
-        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce",
-                        "n = 0: the %s of no elements is undefined; only "
-                        "DUO_SUM accepts n = 0",
-                        op == DUO_MIN ? "minimum" : "maximum");
     int region = duo_profile_open(reduce_regions[op][type],
                                   DUO_REGION_REDUCE, NULL);
     status = duo_be_reduce(op, type, x, n, result);
@@ -82,10 +85,6 @@ duo_status duo_reduce(duo_reduce_op op, duo_dtype type, const void *x,
 duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
                           size_t n, size_t *index, void *value)
 {
-    duo_status status =
-        check("duo_reduce_arg", op, type, x, n, index, "index");
-    if (status != DUO_SUCCESS)
-        return status;
     if (op == DUO_SUM)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
                         "op = DUO_SUM has no index; use DUO_MIN or DUO_MAX");
@@ -93,10 +92,83 @@ duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
                         "n = 0: an empty array has no smallest or largest "
                         "element");
+    duo_status status = check("duo_reduce_arg", op, type, x, n, index,
+                              "index", "host variable");
+    if (status == DUO_SUCCESS)
+        status = duo_capture_refuse("duo_reduce_arg");
+    if (status != DUO_SUCCESS)
+        return status;
     int region = duo_profile_open(reduce_arg_regions[op][type],
                                   DUO_REGION_REDUCE, NULL);
     status = duo_be_reduce_arg(op, type, x, n, index, value);
     duo_profile_close(region, NULL, (double)(n * duo_dtype_size(type)),
                       (double)n);
+    return status;
+}
+
+duo_status duo_reduce_async(duo_reduce_op op, duo_dtype type, const void *x,
+                            size_t n, void *result, duo_stream stream)
+{
+    duo_status status = check("duo_reduce_async", op, type, x, n, result,
+                              "result", "device variable (duo_malloc)");
+    if (status == DUO_SUCCESS)
+        status = duo_capture_check_stream("duo_reduce_async", stream);
+    if (status != DUO_SUCCESS || duo_capture_skips_work())
+        return status;
+    int region = duo_profile_open(reduce_regions[op][type],
+                                  DUO_REGION_REDUCE, stream);
+    status = duo_be_reduce_async(op, type, x, n, result, stream);
+    duo_profile_close(region, stream, (double)(n * duo_dtype_size(type)),
+                      (double)n);
+    return status;
+}
+
+duo_status duo_dot_async(duo_dtype type, size_t n, int count,
+                         const void *const *x, const void *const *y,
+                         double *result, duo_stream stream)
+{
+    const char *where = "duo_dot_async";
+    if (type != DUO_F32 && type != DUO_F64)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "type = %d: dot products take DUO_F32 or DUO_F64",
+                        (int)type);
+    if (count < 1 || count > DUO_DOT_MAX)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "count = %d: expected 1 to DUO_DOT_MAX = %d dot "
+                        "products", count, DUO_DOT_MAX);
+    if (x == NULL || y == NULL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "%s is NULL; pass an array of %d device pointers",
+                        x == NULL ? "x" : "y", count);
+    const size_t size = duo_dtype_size(type);
+    if (n > SIZE_MAX / size)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "n = %zu elements of %zu bytes overflow size_t", n,
+                        size);
+    for (int k = 0; k < count && n > 0; ++k)
+        if (x[k] == NULL || y[k] == NULL)
+            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                            "%s[%d] is NULL but n = %zu; pass device memory "
+                            "holding n elements", x[k] == NULL ? "x" : "y", k,
+                            n);
+    if (result == NULL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "result is NULL; pass device memory (duo_malloc) for "
+                        "%d doubles", count);
+    duo_status status = duo_require_init(where);
+    if (status == DUO_SUCCESS)
+        status = duo_capture_check_stream(where, stream);
+    if (status != DUO_SUCCESS || duo_capture_skips_work())
+        return status;
+    static const char *const regions[2][DUO_DOT_MAX] = {
+        {"duo_dot_async f32 x1", "duo_dot_async f32 x2",
+         "duo_dot_async f32 x3", "duo_dot_async f32 x4"},
+        {"duo_dot_async f64 x1", "duo_dot_async f64 x2",
+         "duo_dot_async f64 x3", "duo_dot_async f64 x4"}};
+    int region = duo_profile_open(regions[type == DUO_F64][count - 1],
+                                  DUO_REGION_REDUCE, stream);
+    status = duo_be_dot_async(type, n, count, x, y, result, stream);
+    duo_profile_close(region, stream, (double)(2 * (size_t)count * n * size),
+                      2.0 * (double)count * (double)n);
     return status;
 }

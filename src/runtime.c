@@ -32,6 +32,8 @@ duo_status duo_finalize(void)
 {
     if (!initialized)
         return DUO_SUCCESS;
+    if (duo_capture_active())
+        return duo_capture_refuse("duo_finalize");
     duo_status profile = duo_profile_finish();
     initialized = 0;
     duo_status backend = duo_be_finalize();
@@ -44,6 +46,12 @@ duo_status duo_require_init(const char *where)
         return DUO_SUCCESS;
     return duo_fail(DUO_ERROR_NOT_INITIALIZED, where,
                     "call duo_init() first (and check that it succeeded)");
+}
+
+duo_status duo_require_sync_call(const char *where)
+{
+    duo_status status = duo_require_init(where);
+    return status != DUO_SUCCESS ? status : duo_capture_refuse(where);
 }
 
 duo_status duo_device_info_get(duo_device_info *info)
@@ -65,7 +73,7 @@ duo_status duo_device_info_get(duo_device_info *info)
 
 duo_status duo_synchronize(void)
 {
-    duo_status status = duo_require_init("duo_synchronize");
+    duo_status status = duo_require_sync_call("duo_synchronize");
     if (status != DUO_SUCCESS)
         return status;
     int region = duo_profile_open("duo_synchronize", DUO_REGION_SYNC, NULL);
@@ -76,18 +84,39 @@ duo_status duo_synchronize(void)
 
 /* The profiler record of the launch in flight (launches do not nest). */
 static _Thread_local int launch_region = -1;
+/* What the launch macros return when duo_launch_begin says not to launch:
+ * the failure, or success for a launch a CPU capture only records. */
+static _Thread_local duo_status launch_refusal = DUO_ERROR_NOT_INITIALIZED;
 
 int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
                      int line)
 {
-    if (initialized) {
-        launch_region = duo_profile_open(kernel, DUO_REGION_KERNEL, stream);
-        return 1;
+    if (!initialized) {
+        launch_refusal = duo_fail_at(
+            DUO_ERROR_NOT_INITIALIZED, file, line, kernel,
+            "kernel not launched: call duo_init() first (and check that it "
+            "succeeded)");
+        return 0;
     }
-    duo_fail_at(DUO_ERROR_NOT_INITIALIZED, file, line, kernel,
-                "kernel not launched: call duo_init() first (and check "
-                "that it succeeded)");
-    return 0;
+    if (duo_capture_active()) {
+        launch_refusal = duo_capture_check_stream(kernel, stream);
+        if (launch_refusal != DUO_SUCCESS || duo_capture_skips_work())
+            return 0;
+    }
+    launch_region = duo_profile_open(kernel, DUO_REGION_KERNEL, stream);
+    return 1;
+}
+
+int duo_host_result_begin(const char *kernel, const char *file, int line)
+{
+    if (initialized && duo_capture_active()) {
+        launch_refusal = duo_fail_at(
+            DUO_ERROR_NOT_CAPTURABLE, file, line, kernel,
+            "a user reduction returns its value to the host, so it cannot "
+            "be part of a graph capture; call it outside the capture");
+        return 0;
+    }
+    return duo_launch_begin(kernel, NULL, file, line);
 }
 
 duo_status duo_launch_end(const char *kernel, duo_stream stream,
@@ -99,7 +128,7 @@ duo_status duo_launch_end(const char *kernel, duo_stream stream,
     return status;
 }
 
-duo_status duo_launch_refused(void) { return DUO_ERROR_NOT_INITIALIZED; }
+duo_status duo_launch_refused(void) { return launch_refusal; }
 
 duo_status duo_reduce_result_missing(const char *kernel, const char *file,
                                      int line)

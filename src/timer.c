@@ -14,7 +14,7 @@ duo_status duo_timer_create(duo_timer *timer)
     if (timer == NULL)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_timer_create",
                         "timer is NULL; pass the address of a duo_timer");
-    duo_status status = duo_require_init("duo_timer_create");
+    duo_status status = duo_require_sync_call("duo_timer_create");
     if (status != DUO_SUCCESS)
         return status;
     duo_timer t = NULL;
@@ -28,7 +28,7 @@ duo_status duo_timer_destroy(duo_timer timer)
 {
     if (timer == NULL)
         return DUO_SUCCESS;
-    duo_status status = duo_require_init("duo_timer_destroy");
+    duo_status status = duo_require_sync_call("duo_timer_destroy");
     return status != DUO_SUCCESS ? status : duo_be_timer_destroy(timer);
 }
 
@@ -37,7 +37,7 @@ static duo_status record(const char *where, duo_timer timer, int stop,
 {
     if (timer == NULL)
         return null_timer(where);
-    duo_status status = duo_require_init(where);
+    duo_status status = duo_require_sync_call(where);
     return status != DUO_SUCCESS ? status
                                  : duo_be_timer_record(timer, stop, stream);
 }
@@ -59,7 +59,7 @@ duo_status duo_timer_elapsed_ms(duo_timer timer, double *ms)
     if (ms == NULL)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_timer_elapsed_ms",
                         "ms is NULL; pass the address of a double");
-    duo_status status = duo_require_init("duo_timer_elapsed_ms");
+    duo_status status = duo_require_sync_call("duo_timer_elapsed_ms");
     double value = 0.0;
     if (status == DUO_SUCCESS)
         status = duo_be_timer_elapsed_ms(timer, &value);

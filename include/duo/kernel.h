@@ -111,6 +111,9 @@ int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
 duo_status duo_launch_end(const char *kernel, duo_stream stream,
                           const char *file, int line);
 duo_status duo_launch_refused(void);
+/* duo_launch_begin for a user reduction, which returns its value to the
+ * host and so is refused inside a graph capture. */
+int duo_host_result_begin(const char *kernel, const char *file, int line);
 duo_status duo_reduce_result_missing(const char *kernel, const char *file,
                                      int line);
 

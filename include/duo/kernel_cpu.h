@@ -144,7 +144,7 @@ static inline size_t duo_cpu_reduce_part_size(size_t n)
     {                                                                        \
         if (result == NULL)                                                  \
             return duo_reduce_result_missing(#name, __FILE__, __LINE__);     \
-        if (!duo_launch_begin(#name, NULL, __FILE__, __LINE__))              \
+        if (!duo_host_result_begin(#name, __FILE__, __LINE__))              \
             return duo_launch_refused();                                     \
         const size_t part = duo_cpu_reduce_part_size(n);                     \
         const size_t nparts = (n + part - 1) / part;                         \

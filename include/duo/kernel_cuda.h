@@ -192,7 +192,7 @@ duo_status duo_cuda_user_reduce(void (*kernel)(size_t, A, T *), size_t n,
 {
     if (result == NULL)
         return duo_reduce_result_missing(name, file, line);
-    if (!duo_launch_begin(name, NULL, file, line))
+    if (!duo_host_result_begin(name, file, line))
         return duo_launch_refused();
     const unsigned grid = duo_cuda_reduce_grid(n);
     T *partials = (T *)duo_cuda_scratch((grid + 1) * sizeof(T), name, file,
