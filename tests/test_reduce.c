@@ -7,9 +7,9 @@
  *    deliberately repeated extremes (the lowest index wins) and NaNs (min
  *    and max give NaN, argmin/argmax the index of the FIRST NaN).
  *  - Floating-point sums are checked two ways:
- *    (a) bit for bit against order_sum() below, an independent serial
- *        re-implementation of the order that src/reduce_order.h describes
- *        in prose.  Every backend must follow that order, so in the CUDA
+ *    (a) bit for bit against order_sum() (test_order_sum in test_util.c),
+ *        an independent serial re-implementation of the order that
+ *        src/reduce_order.h describes in prose.  Every backend must follow that order, so in the CUDA
  *        build this compares GPU bits with host bits;
  *    (b) within the error bound of any summation order,
  *        |s - exact| <= (n-1) u sum|x| with u = 2^-53, against a
@@ -32,47 +32,13 @@
 static test_rng rng;
 
 /* ------------------------------------------------------------------ */
-/* The order of src/reduce_order.h, restated from its prose.            */
+/* The order of src/reduce_order.h (test_order_sum, restated from its
+ * prose in test_util.c) over float and double arrays.                 */
 
-enum {
-    ORD_THREADS = 256,        /* threads per chunk                       */
-    ORD_MAX_STEPS = 16,       /* most vectors a lane adds per chunk      */
-    ORD_MIN_CHUNKS = 1024,    /* chunks that more steps must still leave */
-    ORD_FINAL_THREADS = 1024, /* threads folding the chunk partials      */
-    ORD_WARP = 32
-};
-
-/* Step 2's STEPS: the largest power of two <= MAX_STEPS that still leaves
- * at least 1024 (whole) chunks of STEPS * LANES elements, and at least 1.
- * Searched from the top, unlike the header's loop from the bottom. */
-static size_t order_steps(size_t n, size_t lanes)
-{
-    for (size_t steps = ORD_MAX_STEPS; steps > 1; steps /= 2)
-        if (n / (steps * lanes) >= ORD_MIN_CHUNKS)
-            return steps;
-    return 1;
-}
-
-/* Step 4: v[i] = v[i] + v[i + h] for i < h, h = size/2 .. 1. */
-static void fold_halves(double *v, size_t size)
-{
-    for (size_t h = size / 2; h >= 1; h /= 2)
-        for (size_t i = 0; i < h; ++i)
-            v[i] = v[i] + v[i + h];
-}
-
-/* Step 4 over a block: each warp of 32 threads, then the warp results. */
-static double block_fold(double *thread, size_t threads)
-{
-    double warp[ORD_FINAL_THREADS / ORD_WARP];
-    const size_t warps = threads / ORD_WARP;
-    for (size_t w = 0; w < warps; ++w) {
-        fold_halves(thread + w * ORD_WARP, ORD_WARP);
-        warp[w] = thread[w * ORD_WARP];
-    }
-    fold_halves(warp, warps);
-    return warp[0];
-}
+typedef struct {
+    const void *x;
+    size_t elem_size;
+} order_input;
 
 /* Element i of a float or double array, as the double the sum adds. */
 static double element(const void *x, size_t elem_size, size_t i)
@@ -82,47 +48,16 @@ static double element(const void *x, size_t elem_size, size_t i)
     return ((const double *)x)[i];
 }
 
+static double element_of(const void *ctx, size_t i)
+{
+    const order_input *in = (const order_input *)ctx;
+    return element(in->x, in->elem_size, i);
+}
+
 static double order_sum(const void *x, size_t elem_size, size_t n)
 {
-    const size_t vec = 16 / elem_size;            /* step 1 */
-    const size_t lanes = ORD_THREADS * vec;
-    const size_t steps = order_steps(n, lanes);   /* step 2 */
-    const size_t chunk = steps * lanes;
-    const size_t chunks = (n + chunk - 1) / chunk;
-    double *partial = (double *)test_xmalloc((chunks + 1) * sizeof(double));
-    double *lane = (double *)test_xmalloc(lanes * sizeof(double));
-    double thread[ORD_FINAL_THREADS];
-
-    for (size_t c = 0; c < chunks; ++c) {
-        /* Step 2: lane l adds c*CHUNK + s*LANES + l for s = 0..STEPS-1. */
-        for (size_t l = 0; l < lanes; ++l) {
-            lane[l] = 0.0;
-            for (size_t s = 0; s < steps; ++s) {
-                const size_t i = c * chunk + s * lanes + l;
-                if (i < n)
-                    lane[l] = lane[l] + element(x, elem_size, i);
-            }
-        }
-        /* Step 3: thread t's lanes vec*t .. vec*t + vec-1, a pair tree. */
-        for (size_t t = 0; t < ORD_THREADS; ++t) {
-            const double *v = lane + t * vec;
-            if (vec == 4)
-                thread[t] = (v[0] + v[1]) + (v[2] + v[3]);
-            else
-                thread[t] = v[0] + v[1];
-        }
-        partial[c] = block_fold(thread, ORD_THREADS); /* step 4 */
-    }
-    /* Step 5: thread t adds partials t, t + 1024, ... in order. */
-    for (size_t t = 0; t < ORD_FINAL_THREADS; ++t) {
-        thread[t] = 0.0;
-        for (size_t p = t; p < chunks; p += ORD_FINAL_THREADS)
-            thread[t] = thread[t] + partial[p];
-    }
-    const double sum = block_fold(thread, ORD_FINAL_THREADS);
-    free(partial);
-    free(lane);
-    return sum;
+    order_input in = {x, elem_size};
+    return test_order_sum(n, elem_size, element_of, &in);
 }
 
 /* Left to right: only to show that the data tells orders apart. */
@@ -690,18 +625,18 @@ static void test_constants(void)
             const size_t probe[] = {0, 1, edge - 1, edge, edge + 1,
                                     3 * edge / 2, SIZE_MAX / 2, SIZE_MAX};
             for (size_t i = 0; i < sizeof probe / sizeof probe[0]; ++i)
-                CHECK_MSG(order_steps(probe[i], lanes) ==
+                CHECK_MSG(test_order_steps(probe[i], lanes) ==
                               duo_reduce_steps(probe[i], lanes),
                           "STEPS for n=%zu, %zu lanes: restated %zu, "
                           "duo_reduce_steps %zu", probe[i], lanes,
-                          order_steps(probe[i], lanes),
+                          test_order_steps(probe[i], lanes),
                           duo_reduce_steps(probe[i], lanes));
         }
     }
-    CHECK_EQ_U64(order_steps(16384 * 1024 - 1, 1024), 8);
-    CHECK_EQ_U64(order_steps(16384 * 1024, 1024), 16);
-    CHECK_EQ_U64(order_steps(2048 * 1024 - 1, 1024), 1);
-    CHECK_EQ_U64(order_steps(2048 * 1024, 1024), 2);
+    CHECK_EQ_U64(test_order_steps(16384 * 1024 - 1, 1024), 8);
+    CHECK_EQ_U64(test_order_steps(16384 * 1024, 1024), 16);
+    CHECK_EQ_U64(test_order_steps(2048 * 1024 - 1, 1024), 1);
+    CHECK_EQ_U64(test_order_steps(2048 * 1024, 1024), 2);
     CHECK_EQ_U64(duo_dtype_size(DUO_F32), 4);
     CHECK_EQ_U64(duo_dtype_size(DUO_F64), 8);
     CHECK_EQ_U64(duo_dtype_size(DUO_I32), 4);

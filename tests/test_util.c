@@ -312,3 +312,83 @@ double test_seconds(void)
     timespec_get(&ts, TIME_UTC);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+/* ------------------------------------------------------------------ */
+/* The order of src/reduce_order.h, restated from its prose.            */
+
+/* Step 2's STEPS: the largest power of two <= MAX_STEPS that still leaves
+ * at least 1024 (whole) chunks of STEPS * LANES elements, and at least 1.
+ * Searched from the top, unlike the header's loop from the bottom. */
+size_t test_order_steps(size_t n, size_t lanes)
+{
+    for (size_t steps = ORD_MAX_STEPS; steps > 1; steps /= 2)
+        if (n / (steps * lanes) >= ORD_MIN_CHUNKS)
+            return steps;
+    return 1;
+}
+
+/* Step 4: v[i] = v[i] + v[i + h] for i < h, h = size/2 .. 1. */
+static void fold_halves(double *v, size_t size)
+{
+    for (size_t h = size / 2; h >= 1; h /= 2)
+        for (size_t i = 0; i < h; ++i)
+            v[i] = v[i] + v[i + h];
+}
+
+/* Step 4 over a block: each warp of 32 threads, then the warp results. */
+static double order_block_fold(double *thread, size_t threads)
+{
+    double warp[ORD_FINAL_THREADS / ORD_WARP];
+    const size_t warps = threads / ORD_WARP;
+    for (size_t w = 0; w < warps; ++w) {
+        fold_halves(thread + w * ORD_WARP, ORD_WARP);
+        warp[w] = thread[w * ORD_WARP];
+    }
+    fold_halves(warp, warps);
+    return warp[0];
+}
+
+double test_order_sum(size_t n, size_t elem_size, test_value_fn value,
+                      const void *ctx)
+{
+    const size_t vec = 16 / elem_size;            /* step 1 */
+    const size_t lanes = ORD_THREADS * vec;
+    const size_t steps = test_order_steps(n, lanes);   /* step 2 */
+    const size_t chunk = steps * lanes;
+    const size_t chunks = (n + chunk - 1) / chunk;
+    double *partial = (double *)test_xmalloc((chunks + 1) * sizeof(double));
+    double *lane = (double *)test_xmalloc(lanes * sizeof(double));
+    double thread[ORD_FINAL_THREADS];
+
+    for (size_t c = 0; c < chunks; ++c) {
+        /* Step 2: lane l adds c*CHUNK + s*LANES + l for s = 0..STEPS-1. */
+        for (size_t l = 0; l < lanes; ++l) {
+            lane[l] = 0.0;
+            for (size_t s = 0; s < steps; ++s) {
+                const size_t i = c * chunk + s * lanes + l;
+                if (i < n)
+                    lane[l] = lane[l] + value(ctx, i);
+            }
+        }
+        /* Step 3: thread t's lanes vec*t .. vec*t + vec-1, a pair tree. */
+        for (size_t t = 0; t < ORD_THREADS; ++t) {
+            const double *v = lane + t * vec;
+            if (vec == 4)
+                thread[t] = (v[0] + v[1]) + (v[2] + v[3]);
+            else
+                thread[t] = v[0] + v[1];
+        }
+        partial[c] = order_block_fold(thread, ORD_THREADS); /* step 4 */
+    }
+    /* Step 5: thread t adds partials t, t + 1024, ... in order. */
+    for (size_t t = 0; t < ORD_FINAL_THREADS; ++t) {
+        thread[t] = 0.0;
+        for (size_t p = t; p < chunks; p += ORD_FINAL_THREADS)
+            thread[t] = thread[t] + partial[p];
+    }
+    const double sum = order_block_fold(thread, ORD_FINAL_THREADS);
+    free(partial);
+    free(lane);
+    return sum;
+}
+

@@ -213,6 +213,27 @@ void *test_device_alloc(size_t bytes);
 void test_to_device(void *dst, const void *src, size_t bytes);
 void test_to_host(void *dst, const void *src, size_t bytes);
 
+/* ------------------------------------------------------------------ */
+/* The summation order of src/reduce_order.h, restated from its prose:
+ * an independent serial reference for the bits of every backend.      */
+
+enum {
+    ORD_THREADS = 256,        /* threads per chunk                       */
+    ORD_MAX_STEPS = 16,       /* most vectors a lane adds per chunk      */
+    ORD_MIN_CHUNKS = 1024,    /* chunks that more steps must still leave */
+    ORD_FINAL_THREADS = 1024, /* threads folding the chunk partials      */
+    ORD_WARP = 32
+};
+
+/* Step 2's STEPS for n elements of `lanes` lanes. */
+size_t test_order_steps(size_t n, size_t lanes);
+
+/* Sum of value(ctx, i), i < n, in the order duo_reduce uses for n
+ * elements of elem_size bytes (4: f32, 8: f64). */
+typedef double (*test_value_fn)(const void *ctx, size_t i);
+double test_order_sum(size_t n, size_t elem_size, test_value_fn value,
+                      const void *ctx);
+
 /* Seconds from a monotonic clock (progress / timing reports). */
 double test_seconds(void);
 
