@@ -111,6 +111,11 @@ duo_status duo_reduce_async(duo_reduce_op op, duo_dtype type, const void *x,
 {
     duo_status status = check("duo_reduce_async", op, type, x, n, result,
                               "result", "device variable (duo_malloc)");
+    const size_t align = op == DUO_SUM ? 8 : duo_dtype_size(type);
+    if (status == DUO_SUCCESS && (uintptr_t)result % align != 0)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_async",
+                        "result = %p is not aligned to its type's %zu "
+                        "bytes", result, align);
     if (status == DUO_SUCCESS)
         status = duo_capture_check_stream("duo_reduce_async", stream);
     if (status != DUO_SUCCESS || duo_capture_skips_work())
@@ -155,6 +160,10 @@ duo_status duo_dot_async(duo_dtype type, size_t n, int count,
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
                         "result is NULL; pass device memory (duo_malloc) for "
                         "%d doubles", count);
+    if ((uintptr_t)result % sizeof(double) != 0)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "result = %p is not aligned to 8 bytes (a double)",
+                        (void *)result);
     duo_status status = duo_require_init(where);
     if (status == DUO_SUCCESS)
         status = duo_capture_check_stream(where, stream);
