@@ -1,0 +1,226 @@
+/*
+ * cg_solver.c - the device-resident CG of cg_solver.h.
+ *
+ * Reproducibility: the dot products add in duo's fixed order, alpha,
+ * beta and the residual are computed on the device from those sums with
+ * correctly rounded division and sqrt, and every kernel writes its
+ * arithmetic so that no compiler can contract it differently: the axpys
+ * are explicit fma() calls (nvcc would otherwise fuse alpha * p + x, and
+ * GCC in ISO C mode would not), the stencil is
+ * fma(4, c, -((w + e) + (s + n))) -- the bits of 4 c - (...), since 4 c
+ * is exact.  So iterates, residuals and iteration counts have the same
+ * bits on serial, openmp (any thread count) and cuda.
+ *
+ * Per iteration: cg_apply, duo_dot_async (p.q), cg_update,
+ * duo_dot_async (r.r), cg_direct -- five launches, no host wait.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "cg_solver.h"
+
+/* q = A p; nothing once the solve has stopped. */
+DUO_KERNEL(cg_apply, size_t ny, size_t nx, const uint64_t *state,
+           const double *DUO_RESTRICT p, double *DUO_RESTRICT q)
+{
+    if (*state != CG_RUNNING)
+        return;
+    DUO_FOR_2D(i, j, ny, nx) {
+        const size_t c = i * nx + j;
+        const double west = j > 0 ? p[c - 1] : 0.0;
+        const double east = j + 1 < nx ? p[c + 1] : 0.0;
+        const double north = i > 0 ? p[c - nx] : 0.0;
+        const double south = i + 1 < ny ? p[c + nx] : 0.0;
+        q[c] = fma(4.0, p[c], -((west + east) + (north + south)));
+    }
+}
+
+/* alpha = rr / p.q;  x += alpha p;  r -= alpha q. */
+DUO_KERNEL(cg_update, size_t count, const cg_scalars *s, int o,
+           const double *DUO_RESTRICT p, const double *DUO_RESTRICT q,
+           double *DUO_RESTRICT x, double *DUO_RESTRICT r)
+{
+    if (s->state[o] != CG_RUNNING)
+        return;
+    const double alpha = s->rr[o] / s->pq;
+    DUO_FOR(i, count) {
+        x[i] = fma(alpha, p[i], x[i]);
+        r[i] = fma(-alpha, q[i], r[i]);
+    }
+}
+
+/* Decide whether to go on, p = r + beta p, and (index 0) the scalars of
+ * the next iteration into the other slot, which nothing reads here. */
+DUO_KERNEL(cg_direct, size_t count, cg_scalars *s, int o,
+           const double *DUO_RESTRICT r, double *DUO_RESTRICT p,
+           double *DUO_RESTRICT history)
+{
+    const uint64_t was = s->state[o];
+    const double rr = s->rr[o], rr_new = s->rr_new, pq = s->pq;
+    const uint64_t it = was == CG_RUNNING ? s->it[o] + 1 : s->it[o];
+    const double residual = sqrt(rr_new) / s->bnorm;
+    uint64_t state = was;
+    if (was == CG_RUNNING)
+        state = residual < s->tol ? CG_CONVERGED
+                : !(pq > 0)       ? CG_BREAKDOWN /* A p = 0 or worse */
+                : it >= s->maxit  ? CG_MAXIT
+                                  : CG_RUNNING;
+    const double beta = rr_new / rr;
+    DUO_FOR(i, count) {
+        if (state == CG_RUNNING)
+            p[i] = fma(beta, p[i], r[i]);
+        if (i == 0) {
+            const int w = 1 - o;
+            s->rr[w] = was == CG_RUNNING ? rr_new : rr;
+            s->it[w] = it;
+            s->state[w] = state;
+            if (was == CG_RUNNING)
+                history[it - 1] = residual;
+        }
+    }
+}
+
+/* Slot 0 from rr[0] = b.b. */
+DUO_KERNEL(cg_init, size_t one, cg_scalars *s, double tol, uint64_t maxit)
+{
+    DUO_FOR(i, one) {
+        const double bb = s->rr[0];
+        s->bnorm = sqrt(bb);
+        s->tol = tol;
+        s->maxit = maxit;
+        s->rr_new = bb;
+        s->pq = 0.0;
+        s->it[0] = 0;
+        s->state[0] = bb > 0 ? CG_RUNNING : CG_CONVERGED; /* b = 0: x = 0 */
+    }
+}
+
+/* One iteration reading slot o; returns the first failure. */
+static duo_status iteration(const cg_solver *c, int o)
+{
+    const void *p[1] = {c->p}, *q[1] = {c->q}, *r[1] = {c->r};
+    duo_status st = DUO_LAUNCH_2D(cg_apply, c->ny, c->nx, c->ny, c->nx,
+                                  &c->s->state[o], c->p, c->q);
+    if (st == DUO_SUCCESS)
+        st = duo_dot_async(DUO_F64, c->count, 1, p, q, &c->s->pq, NULL);
+    if (st == DUO_SUCCESS)
+        st = DUO_LAUNCH(cg_update, c->count, c->count, c->s, o, c->p, c->q,
+                        c->x, c->r);
+    if (st == DUO_SUCCESS)
+        st = duo_dot_async(DUO_F64, c->count, 1, r, r, &c->s->rr_new, NULL);
+    if (st == DUO_SUCCESS)
+        st = DUO_LAUNCH(cg_direct, c->count, c->count, c->s, o, c->r, c->p,
+                        c->history);
+    return st;
+}
+
+static duo_status batch_body(void *ctx)
+{
+    const cg_solver *c = (const cg_solver *)ctx;
+    duo_status st = DUO_SUCCESS;
+    for (int k = 0; k < CG_BATCH && st == DUO_SUCCESS; ++k)
+        st = iteration(c, k & 1);
+    return st;
+}
+
+void cg_solver_create(cg_solver *c, size_t nx, size_t ny, double tol,
+                      size_t maxit, const double *b)
+{
+    const size_t bytes = nx * ny * sizeof(double);
+    c->nx = nx;
+    c->ny = ny;
+    c->count = nx * ny;
+    c->tol = tol;
+    c->maxit = maxit;
+    c->b = b;
+    DUO_CHECK(duo_malloc((void **)&c->x, bytes));
+    DUO_CHECK(duo_malloc((void **)&c->r, bytes));
+    DUO_CHECK(duo_malloc((void **)&c->p, bytes));
+    DUO_CHECK(duo_malloc((void **)&c->q, bytes));
+    DUO_CHECK(duo_malloc((void **)&c->s, sizeof(cg_scalars)));
+    DUO_CHECK(duo_malloc((void **)&c->history, maxit * sizeof(double)));
+    DUO_CHECK(duo_graph_capture(NULL, batch_body, c, &c->batch));
+}
+
+void cg_solver_destroy(cg_solver *c)
+{
+    DUO_CHECK(duo_graph_destroy(c->batch));
+    DUO_CHECK(duo_free(c->x));
+    DUO_CHECK(duo_free(c->r));
+    DUO_CHECK(duo_free(c->p));
+    DUO_CHECK(duo_free(c->q));
+    DUO_CHECK(duo_free(c->s));
+    DUO_CHECK(duo_free(c->history));
+}
+
+void cg_solver_start(cg_solver *c)
+{
+    const size_t bytes = c->count * sizeof(double);
+    const void *b[1] = {c->b};
+    DUO_CHECK(duo_memset(c->x, 0, bytes));
+    DUO_CHECK(duo_memcpy(c->r, c->b, bytes, DUO_DEVICE_TO_DEVICE));
+    DUO_CHECK(duo_memcpy(c->p, c->b, bytes, DUO_DEVICE_TO_DEVICE));
+    DUO_CHECK(duo_dot_async(DUO_F64, c->count, 1, b, b, &c->s->rr[0], NULL));
+    DUO_CHECK(DUO_LAUNCH(cg_init, 1, 1, c->s, c->tol, (uint64_t)c->maxit));
+}
+
+void cg_solver_run(cg_solver *c, size_t batches)
+{
+    for (size_t k = 0; k < batches; ++k)
+        DUO_CHECK(duo_graph_launch(c->batch, NULL));
+}
+
+void cg_solver_status(const cg_solver *c, size_t *iterations,
+                      double *residual, int *state)
+{
+    /* A batch has an even number of iterations: slot 0 is the latest. */
+    cg_scalars s;
+    DUO_CHECK(duo_memcpy(&s, c->s, sizeof s, DUO_DEVICE_TO_HOST));
+    *iterations = (size_t)s.it[0];
+    *state = (int)s.state[0];
+    *residual = s.bnorm > 0 ? 1.0 : 0.0;
+    if (s.it[0] > 0)
+        DUO_CHECK(duo_memcpy(residual, c->history + (s.it[0] - 1),
+                             sizeof(double), DUO_DEVICE_TO_HOST));
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cg_solver_solve(cg_solver *c, const char *prog, int progress)
+{
+    const double start = seconds_now();
+    size_t it = 0, next_report = 1;
+    double residual = 0.0;
+    int state = CG_RUNNING;
+    cg_solver_start(c);
+    cg_solver_status(c, &it, &residual, &state);
+    while (state == CG_RUNNING) {
+        cg_solver_run(c, 1);
+        cg_solver_status(c, &it, &residual, &state);
+        /* Every 10% of maxit, once the solve has taken over 1 s. */
+        if (progress && state == CG_RUNNING &&
+            it >= next_report * c->maxit / 10) {
+            while (it >= next_report * c->maxit / 10)
+                ++next_report;
+            if (seconds_now() - start > 1.0) {
+                fprintf(stderr, "%s: iteration %zu of at most %zu: "
+                        "relative residual %.3e\n", prog, it, c->maxit,
+                        residual);
+                fflush(stderr);
+            }
+        }
+    }
+}
+
+void cg_solver_history(const cg_solver *c, double *host, size_t iterations)
+{
+    if (iterations > 0)
+        DUO_CHECK(duo_memcpy(host, c->history, iterations * sizeof(double),
+                             DUO_DEVICE_TO_HOST));
+}
