@@ -3,17 +3,22 @@
  * (yardstick.h) in the same process, on the same buffers, in one run.
  *
  *   build/<backend>/bin/duo-bench [--out DIR] [--quick]
- *       [--only reduce|gemm|launch|stream[,...]] [--help]
+ *       [--only reduce|gemm|launch|stream|solver[,...]] [--help]
  *
  * Groups:
  *   reduce  duo_reduce against CUB (+ the result to the host) on the GPU,
- *           an OpenMP loop accumulating in double on the CPU.
+ *           an OpenMP loop accumulating in double on the CPU; rows "dev":
+ *           duo_reduce_async against CUB, both results left in device
+ *           memory (CPU: the loop's result stored).
  *   gemm    duo_gemm_f32/f64 against cuBLAS (pedantic fp32) or OpenBLAS.
  *   launch  100 back-to-back launches of one triad kernel by DUO_LAUNCH
  *           against a raw <<<ceil(n/256), 256>>> launch (CPU: a direct
  *           call of the kernel function).
  *   stream  BabelStream copy/mul/add/triad/dot written with duo against
  *           hand-written kernels (GPU) or OpenMP loops (CPU).
+ *   solver  SOLVER_ITERATIONS iterations of duo's CG (src/solvers) from
+ *           x = 0 against the same CG hand-written with raw kernels, CUB
+ *           and one CUDA graph (GPU) or OpenMP loops (CPU).
  *
  * Method: inputs are fresh random values (never 0) generated on the
  * device, new ones for every row; each row's results are checked before
@@ -43,6 +48,7 @@
 
 #include <duo.h>
 
+#include "cg_solver.h"
 #include "stream_kernels.h"
 #include "yardstick.h"
 
@@ -54,7 +60,7 @@ static const char *const USAGE =
     "  write DIR/bench-<backend>.csv and DIR/bench-<backend>.md.\n"
     "  --out DIR      where the reports go (default: profiles)\n"
     "  --quick        fewer sizes and runs, for a smoke test\n"
-    "  --only GROUPS  one or more of reduce, gemm, launch, stream,\n"
+    "  --only GROUPS  one or more of reduce, gemm, launch, stream, solver,\n"
     "                 separated by commas (default: all)\n"
     "  --help         this text\n"
     "  The table's ratio is yardstick time / duo time: above 1, duo is\n"
@@ -68,10 +74,12 @@ enum {
     GROUP_GEMM = 2,
     GROUP_LAUNCH = 4,
     GROUP_STREAM = 8,
-    GROUP_ALL = 15
+    GROUP_SOLVER = 16,
+    GROUP_ALL = 31
 };
-static const char *const GROUP_NAMES[] = {"reduce", "gemm", "launch",
-                                          "stream"};
+#define NGROUPS 5
+static const char *const GROUP_NAMES[NGROUPS] = {"reduce", "gemm", "launch",
+                                                 "stream", "solver"};
 
 enum { MAX_REPS = 50, LAUNCHES = 100, GEMM_SAMPLES = 64 };
 
@@ -91,8 +99,48 @@ static const target_def TARGETS[] = {
      "GPU reduce sum f32 2^28 >= 0.97x CUB bandwidth"},
     {1, "reduce", "sum f64", "2^27", 0, 0.97,
      "GPU reduce sum f64 2^27 >= 0.97x CUB bandwidth"},
-    {1, "reduce", "sum f32", "2^16", 1, 1.30,
-     "GPU reduce sum f32 2^16 time <= 1.3x CUB"},
+    {1, "reduce", "sum f32", "2^10", 1, 1.00,
+     "GPU reduce sum f32 2^10 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^12", 1, 1.00,
+     "GPU reduce sum f32 2^12 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^14", 1, 1.00,
+     "GPU reduce sum f32 2^14 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^16", 1, 1.00,
+     "GPU reduce sum f32 2^16 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^18", 1, 1.00,
+     "GPU reduce sum f32 2^18 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^20", 1, 1.00,
+     "GPU reduce sum f32 2^20 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^22", 1, 1.00,
+     "GPU reduce sum f32 2^22 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^24", 1, 1.00,
+     "GPU reduce sum f32 2^24 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^26", 1, 1.00,
+     "GPU reduce sum f32 2^26 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32", "2^28", 1, 1.00,
+     "GPU reduce sum f32 2^28 time <= 1.0x CUB+D2H"},
+    {1, "reduce", "sum f32 dev", "2^10", 1, 1.10,
+     "GPU reduce_async f32 2^10 time <= 1.1x CUB (device result)"},
+    {1, "reduce", "sum f32 dev", "2^12", 1, 1.10,
+     "GPU reduce_async f32 2^12 time <= 1.1x CUB (device result)"},
+    {1, "reduce", "sum f32 dev", "2^14", 1, 1.10,
+     "GPU reduce_async f32 2^14 time <= 1.1x CUB (device result)"},
+    {1, "reduce", "sum f32 dev", "2^16", 1, 1.10,
+     "GPU reduce_async f32 2^16 time <= 1.1x CUB (device result)"},
+    {1, "reduce", "sum f32 dev", "2^18", 1, 1.10,
+     "GPU reduce_async f32 2^18 time <= 1.1x CUB (device result)"},
+    {1, "reduce", "sum f32 dev", "2^20", 1, 1.10,
+     "GPU reduce_async f32 2^20 time <= 1.1x CUB (device result)"},
+    {1, "reduce", "sum f32 dev", "2^22", 1, 1.10,
+     "GPU reduce_async f32 2^22 time <= 1.1x CUB (device result)"},
+    {1, "reduce", "sum f32 dev", "2^28", 0, 0.97,
+     "GPU reduce_async f32 2^28 >= 0.97x CUB bandwidth (device result)"},
+    {1, "solver", "cg 256 it", "128x128", 0, 0.80,
+     "GPU cg 128^2 >= 0.80x raw CUDA cg"},
+    {1, "solver", "cg 256 it", "512x512", 0, 0.90,
+     "GPU cg 512^2 >= 0.90x raw CUDA cg"},
+    {1, "solver", "cg 256 it", "2048x2048", 0, 0.90,
+     "GPU cg 2048^2 >= 0.90x raw CUDA cg"},
     {1, "gemm", "f32 NN", "4096x4096x4096", 0, 0.80,
      "GPU gemm f32 N=4096 >= 0.80x cuBLAS"},
     {1, "gemm", "f32 NN", "8192x8192x8192", 0, 0.80,
@@ -603,6 +651,85 @@ static void bench_reduce_sizes(bench *b, duo_reduce_op op, duo_dtype type,
     DUO_CHECK(duo_free(x));
 }
 
+/* ------------------------------------------------------------------ */
+/* reduce, results left in device memory                               */
+
+typedef struct reduce_dev_ctx {
+    reduce_ctx r;
+    double *duo_out; /* device: duo's result (double for sums)        */
+    void *ys_out;    /* device: the yardstick's (the element type)    */
+} reduce_dev_ctx;
+
+static void run_duo_reduce_dev(void *p)
+{
+    reduce_dev_ctx *c = (reduce_dev_ctx *)p;
+    DUO_CHECK(duo_reduce_async(c->r.op, c->r.type, c->r.x, c->r.n,
+                               c->duo_out, NULL));
+}
+
+static void run_ys_reduce_dev(void *p)
+{
+    reduce_dev_ctx *c = (reduce_dev_ctx *)p;
+    (void)ys_reduce_device(c->r.op, c->r.type, c->r.x, c->r.n, c->ys_out);
+}
+
+/* Sums only: the rows that compare with CUB's device-result form. */
+static void bench_reduce_dev_sizes(bench *b, duo_dtype type,
+                                   const size_t *sizes, size_t count)
+{
+    size_t max_n = 0;
+    for (size_t s = 0; s < count; ++s)
+        max_n = sizes[s] > max_n ? sizes[s] : max_n;
+    const size_t elem = duo_dtype_size(type);
+    reduce_dev_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    void *x = device_alloc(max_n * elem);
+    ctx.duo_out = (double *)device_alloc(sizeof(double));
+    ctx.ys_out = device_alloc(sizeof(double));
+    const char *what = type == DUO_F32 ? "sum f32 dev" : "sum f64 dev";
+    for (size_t s = 0; s < count; ++s) {
+        const size_t n = sizes[s];
+        char size[32];
+        size_label(size, sizeof size, n);
+        row *r = new_row(b, "reduce", what, size);
+        r->region = n * elem >= b->ys.cache_bytes ? "bandwidth" : "latency";
+        r->amount = (double)(n * elem);
+        r->unit = "GB/s";
+        r->unit_scale = 1e9;
+        if (type == DUO_F32)
+            DUO_CHECK(bench_fill_f32((float *)x, n, new_seed(b)));
+        else
+            DUO_CHECK(bench_fill_f64((double *)x, n, new_seed(b)));
+        ctx.r.op = DUO_SUM;
+        ctx.r.type = type;
+        ctx.r.x = x;
+        ctx.r.n = n;
+        run_duo_reduce_dev(&ctx);
+        const int has_ys = ys_reduce_device(DUO_SUM, type, x, n, ctx.ys_out);
+        DUO_CHECK(duo_memcpy(&ctx.r.duo_value, ctx.duo_out, sizeof(double),
+                             DUO_DEVICE_TO_HOST));
+        if (has_ys) {
+            if (type == DUO_F32 && b->gpu) { /* CUB's sum is a float */
+                float v = 0.0f;
+                DUO_CHECK(duo_memcpy(&v, ctx.ys_out, sizeof v,
+                                     DUO_DEVICE_TO_HOST));
+                ctx.r.ys_value = v;
+            } else {
+                DUO_CHECK(duo_memcpy(&ctx.r.ys_value, ctx.ys_out,
+                                     sizeof(double), DUO_DEVICE_TO_HOST));
+            }
+        }
+        r->ys_name = has_ys ? b->ys.reduce : NULL;
+        check_reduce(b, &ctx.r, has_ys, r);
+        measure(b, run_duo_reduce_dev, has_ys ? run_ys_reduce_dev : NULL,
+                &ctx, r);
+        finish_row(b, r);
+    }
+    DUO_CHECK(duo_free(x));
+    DUO_CHECK(duo_free(ctx.duo_out));
+    DUO_CHECK(duo_free(ctx.ys_out));
+}
+
 static void bench_reduce(bench *b)
 {
     static const size_t gpu_f32[] = {
@@ -637,11 +764,26 @@ static void bench_reduce(bench *b)
         }
         bench_reduce_sizes(b, DUO_MIN, DUO_F32, big_f32, COUNT(big_f32));
         bench_reduce_sizes(b, DUO_MAX, DUO_F32, big_f32, COUNT(big_f32));
+        if (b->quick) {
+            bench_reduce_dev_sizes(b, DUO_F32, quick_gpu_f32,
+                                   COUNT(quick_gpu_f32));
+        } else {
+            static const size_t dev_f32[] = {
+                (size_t)1 << 10, (size_t)1 << 12, (size_t)1 << 14,
+                (size_t)1 << 16, (size_t)1 << 18, (size_t)1 << 20,
+                (size_t)1 << 22, (size_t)1 << 28};
+            bench_reduce_dev_sizes(b, DUO_F32, dev_f32, COUNT(dev_f32));
+            bench_reduce_dev_sizes(b, DUO_F64, quick_gpu_f64,
+                                   COUNT(quick_gpu_f64));
+        }
     } else if (b->quick) {
         bench_reduce_sizes(b, DUO_SUM, DUO_F32, quick_cpu_f32,
                            COUNT(quick_cpu_f32));
+        bench_reduce_dev_sizes(b, DUO_F32, quick_cpu_f32,
+                               COUNT(quick_cpu_f32));
     } else {
         bench_reduce_sizes(b, DUO_SUM, DUO_F32, cpu_f32, COUNT(cpu_f32));
+        bench_reduce_dev_sizes(b, DUO_F32, cpu_f32, COUNT(cpu_f32));
     }
 }
 
@@ -1382,6 +1524,99 @@ static void read_cpu_model(char *buf, size_t size)
 }
 
 /* ------------------------------------------------------------------ */
+/* solver                                                              */
+
+/* Iterations per timed run: short of convergence at every size here
+ * (CG needs about 390 at 128^2 for 1e-8), so every run does the same
+ * work on data far from underflow. */
+#define SOLVER_ITERATIONS (8 * CG_BATCH)
+
+typedef struct solver_ctx {
+    cg_solver cg;
+} solver_ctx;
+
+static void run_duo_cg(void *p)
+{
+    solver_ctx *c = (solver_ctx *)p;
+    cg_solver_start(&c->cg);
+    cg_solver_run(&c->cg, SOLVER_ITERATIONS / CG_BATCH);
+}
+
+static void run_ys_cg(void *p)
+{
+    (void)p;
+    ys_cg_run();
+}
+
+/* After one run of each: ||x_duo - x_ys|| <= 1e-6 ||x_ys||.  The two add
+ * their dot products in different orders, so their iterates drift apart
+ * from the rounding level u at a rate bounded by cond(A) (at most ~2e6
+ * here); 1e-6 is far above that and far below the O(1) difference of a
+ * wrong step. */
+static void check_cg(solver_ctx *c, row *r)
+{
+    const size_t n = c->cg.count, bytes = n * sizeof(double);
+    double *xd = (double *)malloc(bytes), *xy = (double *)malloc(bytes);
+    if (xd == NULL || xy == NULL)
+        fatal("out of host memory (%s)", "cg check");
+    DUO_CHECK(duo_memcpy(xd, c->cg.x, bytes, DUO_DEVICE_TO_HOST));
+    DUO_CHECK(duo_memcpy(xy, ys_cg_x(), bytes, DUO_DEVICE_TO_HOST));
+    double d2 = 0.0, y2 = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        d2 += (xd[i] - xy[i]) * (xd[i] - xy[i]);
+        y2 += xy[i] * xy[i];
+    }
+    const double rel = y2 > 0 ? sqrt(d2 / y2) : sqrt(d2);
+    r->check_ok = rel <= 1e-6 && y2 > 0;
+    snprintf(r->check, sizeof r->check, "||x-x_%s|| / ||x_%s|| = %.2g "
+             "<= 1e-6", r->ys_name ? r->ys_name : "ys",
+             r->ys_name ? r->ys_name : "ys", rel);
+    free(xd);
+    free(xy);
+}
+
+static void bench_solver(bench *b)
+{
+    static const size_t gpu_sides[] = {128, 512, 2048};
+    static const size_t cpu_sides[] = {128, 512};
+    const size_t *sides = b->gpu ? gpu_sides : cpu_sides;
+    size_t count = b->gpu ? 3 : 2;
+    if (b->quick)
+        count = 1;
+    for (size_t s = 0; s < count; ++s) {
+        const size_t side = sides[s], n = side * side;
+        char what[32], size[32];
+        snprintf(what, sizeof what, "cg %d it", SOLVER_ITERATIONS);
+        snprintf(size, sizeof size, "%zux%zu", side, side);
+        row *r = new_row(b, "solver", what, size);
+        r->region = n * 5 * sizeof(double) >= b->ys.cache_bytes ? "bandwidth"
+                                                                : "latency";
+        /* duo's traffic: 14 doubles per unknown and iteration. */
+        r->amount = 14.0 * sizeof(double) * (double)n * SOLVER_ITERATIONS;
+        r->unit = "GB/s";
+        r->unit_scale = 1e9;
+        double *rhs = (double *)device_alloc(n * sizeof(double));
+        DUO_CHECK(bench_fill_f64(rhs, n, new_seed(b)));
+        solver_ctx ctx;
+        cg_solver_create(&ctx.cg, side, side, 0.0, SOLVER_ITERATIONS, rhs);
+        const int has_ys = ys_cg_setup(side, side, rhs, SOLVER_ITERATIONS);
+        r->ys_name = has_ys ? (b->gpu ? "raw CUDA cg" : "OpenMP cg") : NULL;
+        run_duo_cg(&ctx);
+        if (has_ys) {
+            run_ys_cg(&ctx);
+            DUO_CHECK(duo_synchronize());
+            check_cg(&ctx, r);
+        }
+        measure(b, run_duo_cg, has_ys ? run_ys_cg : NULL, &ctx, r);
+        finish_row(b, r);
+        if (has_ys)
+            ys_cg_free();
+        cg_solver_destroy(&ctx.cg);
+        DUO_CHECK(duo_free(rhs));
+    }
+}
+
+/* ------------------------------------------------------------------ */
 /* main                                                                */
 
 static unsigned parse_groups(const char *text)
@@ -1395,12 +1630,12 @@ static unsigned parse_groups(const char *text)
         if (comma != NULL)
             *comma = '\0';
         unsigned g = 0;
-        for (unsigned i = 0; i < 4; ++i)
+        for (unsigned i = 0; i < NGROUPS; ++i)
             if (strcmp(tok, GROUP_NAMES[i]) == 0)
                 g = 1u << i;
         if (g == 0)
-            usage_error("--only: expected reduce, gemm, launch or stream, "
-                        "got", tok);
+            usage_error("--only: expected reduce, gemm, launch, stream or "
+                        "solver, got", tok);
         groups |= g;
         tok = comma != NULL ? comma + 1 : NULL;
     }
@@ -1494,6 +1729,8 @@ int main(int argc, char **argv)
         bench_launch(&b);
     if (b.groups & GROUP_STREAM)
         bench_stream(&b);
+    if (b.groups & GROUP_SOLVER)
+        bench_solver(&b);
 
     read_load(b.load_end, sizeof b.load_end);
     print_table(&b, stdout);

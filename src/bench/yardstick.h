@@ -66,6 +66,26 @@ void ys_finalize(void);
 int ys_reduce(duo_reduce_op op, duo_dtype type, const void *x, size_t n,
               double *result);
 
+/* The same reduction with its result left in device memory (*result:
+ * the element type, double for f32 sums as duo_reduce_async writes them
+ * or f32 for CUB); nothing is copied to the host.  Returns 0 where the
+ * yardstick has no such form. */
+int ys_reduce_device(duo_reduce_op op, duo_dtype type, const void *x,
+                     size_t n, void *result);
+
+/* CG for the 2-D Poisson problem on an ny x nx grid (cg_solver.h's
+ * problem), written the way a programmer of the backend would without
+ * duo: CUDA -- raw kernels, CUB reductions into device memory, the
+ * scalars on the device, iterations captured in one CUDA graph; CPU --
+ * OpenMP loops.  ys_cg_setup(b) prepares the buffers for device array
+ * b; ys_cg_run queues x = 0, r = p = b and `iterations` iterations
+ * (a multiple of 2) with no convergence test; ys_cg_x gives x (device
+ * memory).  Returns 0 from setup when there is no such yardstick. */
+int ys_cg_setup(size_t nx, size_t ny, const double *b, size_t iterations);
+void ys_cg_run(void);
+const double *ys_cg_x(void);
+void ys_cg_free(void);
+
 /* C = alpha op(A) op(B) + beta C, row-major, as duo_gemm_*.  Only when
  * ys_info.gemm is not NULL. */
 void ys_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m, size_t n,

@@ -124,6 +124,17 @@ int ys_reduce(duo_reduce_op op, duo_dtype type, const void *x, size_t n,
     return 1;
 }
 
+int ys_reduce_device(duo_reduce_op op, duo_dtype type, const void *x,
+                     size_t n, void *result)
+{
+    /* "Device" memory is host memory: the loop's result is stored. */
+    double s = 0.0;
+    if (!ys_reduce(op, type, x, n, &s))
+        return 0;
+    *(double *)result = s;
+    return 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Gemm                                                                */
 

@@ -171,12 +171,12 @@ static void cub_call(duo_reduce_op op, void *temp, size_t &bytes, const T *x,
     }
 }
 
+/* Into device memory at out (ys_dev_out when NULL). */
 template <class T>
-static void cub_reduce(duo_reduce_op op, duo_dtype type, const T *x,
-                       size_t n, double *result)
+static void cub_reduce_on_device(duo_reduce_op op, duo_dtype type,
+                                 const T *x, size_t n, T *out)
 {
     const int items = ys_int(n, "n");
-    T *out = (T *)ys_dev_out;
     if (!ys_query.valid || ys_query.op != op || ys_query.type != type ||
         ys_query.n != n) {
         size_t need = 0;
@@ -195,8 +195,32 @@ static void cub_reduce(duo_reduce_op op, duo_dtype type, const T *x,
     }
     size_t bytes = ys_temp_bytes;
     cub_call<T>(op, ys_temp, bytes, x, out, items);
+}
+
+template <class T>
+static void cub_reduce(duo_reduce_op op, duo_dtype type, const T *x,
+                       size_t n, double *result)
+{
+    T *out = (T *)ys_dev_out;
+    cub_reduce_on_device<T>(op, type, x, n, out);
     YS_CUDA(cudaMemcpy(ys_host_out, out, sizeof(T), cudaMemcpyDeviceToHost));
     *result = (double)*(const T *)ys_host_out;
+}
+
+int ys_reduce_device(duo_reduce_op op, duo_dtype type, const void *x,
+                     size_t n, void *result)
+{
+    if (op != DUO_SUM && op != DUO_MIN && op != DUO_MAX)
+        return 0;
+    if (type == DUO_F32)
+        cub_reduce_on_device<float>(op, type, (const float *)x, n,
+                                    (float *)result);
+    else if (type == DUO_F64)
+        cub_reduce_on_device<double>(op, type, (const double *)x, n,
+                                     (double *)result);
+    else
+        return 0;
+    return 1;
 }
 
 int ys_reduce(duo_reduce_op op, duo_dtype type, const void *x, size_t n,
