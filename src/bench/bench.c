@@ -24,8 +24,8 @@
  * calls on the default stream (CUDA events on the GPU, a monotonic clock
  * on the CPU).
  *
- * DUO_BENCH_GEMM_SHAPES="MxNxK[NT],..." limits the gemm group to those
- * shapes (both precisions), for tuning.
+ * DUO_BENCH_GEMM_SHAPES="[f32:|f64:]MxNxK[NT],..." limits the gemm group
+ * to those shapes (both precisions or the one named), for tuning.
  *
  * Writes a table to stdout, progress to stderr, and DIR/bench-<backend>.csv
  * and DIR/bench-<backend>.md (default DIR: profiles).  Exit status: 0, or
@@ -876,15 +876,21 @@ static gemm_shape shape(size_t m, size_t n, size_t k, duo_transpose ta,
     return s;
 }
 
-/* DUO_BENCH_GEMM_SHAPES="MxNxK[NN|NT|TN|TT],...": only these shapes, in
- * both precisions (for tuning; e.g. "1024x1024x1024,4096x4096x4096NT").
- * 1 if the variable was set (and used), 0 if not; exit 2 if malformed. */
+/* DUO_BENCH_GEMM_SHAPES="[f32:|f64:]MxNxK[NN|NT|TN|TT],...": only these
+ * shapes, in both precisions or the one named (for tuning; e.g.
+ * "f64:1024x1024x1024,4096x4096x4096NT").  1 if the variable was set
+ * (and used), 0 if not; exit 2 if malformed. */
 static int bench_gemm_env_shapes(bench *b)
 {
     const char *env = getenv("DUO_BENCH_GEMM_SHAPES");
     if (env == NULL || env[0] == '\0')
         return 0;
-    for (int f64 = 0; f64 <= 1; ++f64)
+    int first = 0, last = 1;
+    if (strncmp(env, "f32:", 4) == 0 || strncmp(env, "f64:", 4) == 0) {
+        first = last = env[1] == '6';
+        env += 4;
+    }
+    for (int f64 = first; f64 <= last; ++f64)
         for (const char *p = env; *p;) {
             size_t m, n, k;
             int used = 0;
