@@ -3,10 +3,17 @@
  * C = alpha * op(A) * op(B) + beta * C, row-major, device pointers, queued
  * on the default stream.
  *
- * Both multiply kernels give each block of 256 threads one 128 x 128 tile
- * of C and stream op(A) (128 rows) and op(B) (128 columns) through shared
- * memory one k-slab at a time.  Large tiles are what make a GEMM compute
- * bound: each element brought into shared memory feeds 128 multiply-adds.
+ * Both multiply kernels give each block one tile of C and stream op(A)
+ * (its rows) and op(B) (its columns) through shared memory one k-slab at
+ * a time.  Large tiles are what make a GEMM compute bound: with 128 x 128
+ * tiles (256 threads) each element brought into shared memory feeds 128
+ * multiply-adds.  Where C has too few such tiles to fill the GPU (64 at
+ * 1024^2 on 132 SMs) smaller tiles give more blocks: f32 128 x 64, 64 x
+ * 64, 32 x 64, 32 x 32; f64 64 x 64, 64 x 32, 32 x 32.  pick_shape
+ * chooses by (m, n) and the SM count (DUO_GEMM_TILE forces one).  No
+ * shape splits k: each element of C is summed over k in the same order
+ * with the same operations in every shape, so the choice changes the
+ * speed and never the bits (see the kernels).
  * Slabs are copied with cp.async (global -> shared, no registers) into a
  * ring of 4 stages: three slabs are in flight while one is multiplied,
  * with one barrier per slab.  The four transpose combinations are
@@ -27,6 +34,7 @@
  *   transposed, B transposed) is transposed on its way in, by 4-byte
  *   copies.  A warp covers 32 x 64 of C: its lanes read 4 (A) and 8 (B)
  *   distinct 16-byte words per load, one shared-memory wavefront each.
+ *   (The small shapes give each thread 4 x 4, a warp 16 x 32.)
  *   Slab rows are padded by 4 floats so the transposing writes hit 32
  *   different banks.  k-slab of 16.  With no registers staging the copies,
  *   64 accumulators fit the kernel in 128 registers, so two blocks (16
@@ -42,7 +50,10 @@
  *   fragment loads of mma's layout fill every bank exactly twice in every
  *   layout, the minimum for 256 bytes.  8 warps of 64 x 32 of C each: 16
  *   mma per 8 k for 24 fragment loads, 128 accumulator registers per
- *   thread, one block per SM (132 to 160 KB of shared memory).
+ *   thread, one block per SM (132 to 160 KB of shared memory).  The
+ *   small shapes have warps of 32 x 32, 32 x 16 or 16 x 32; every shape
+ *   starts warps at multiples of 16 rows and 8 columns, so an element
+ *   sits in the same place of its mma tile whatever the shape.
  *
  * k == 0 or alpha == 0 only scales C (A and B are not read); beta == 0
  * never reads C, so NaN in C does not propagate.
