@@ -26,6 +26,7 @@
  * any element's arithmetic, so the result is the same bits whatever the
  * number of threads.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,10 @@
 
 typedef float vec_f32 __attribute__((vector_size(VEC_BYTES)));
 typedef double vec_f64 __attribute__((vector_size(VEC_BYTES)));
+
+/* C = fma(beta, C, alpha * acc): the GPU's rounding of the update. */
+#define FMA_f32 fmaf
+#define FMA_f64 fma
 
 #define NR_F32 (2 * VEC_BYTES / 4)
 #define NR_F64 (2 * VEC_BYTES / 8)
@@ -184,24 +189,29 @@ static size_t col_stride(duo_transpose t, size_t ld)
                 acc[i][1] += ap[i] * b1;                                     \
             }                                                                \
         }                                                                    \
-        if (mr == MR && nr == NR) {                                          \
+        if (mr == MR && nr == NR && beta == 0) {                             \
             _Pragma("GCC unroll 16")                                         \
             for (int i = 0; i < MR; i++)                                     \
-                for (int h = 0; h < 2; h++) {                                \
-                    T *cp = c + i * ldc + h * (NR / 2);                      \
-                    V r = alpha * acc[i][h];                                 \
-                    if (beta != 0)                                           \
-                        r += beta * load_##S(cp);                            \
-                    store_##S(cp, r);                                        \
-                }                                                            \
+                for (int h = 0; h < 2; h++)                                  \
+                    store_##S(c + i * ldc + h * (NR / 2), alpha * acc[i][h]);\
             return;                                                          \
         }                                                                    \
+        /* fma(beta, C, alpha * acc), spelled out: left to contraction,    \
+         * the compiler may round beta * C instead. */                       \
         T tile[MR][NR];                                                      \
         memcpy(tile, acc, sizeof tile);                                      \
+        if (mr == MR && nr == NR) { /* constant bounds: vectorized */        \
+            for (int i = 0; i < MR; i++)                                     \
+                for (int j = 0; j < NR; j++)                                 \
+                    c[i * ldc + j] =                                         \
+                        FMA_##S(beta, c[i * ldc + j], alpha * tile[i][j]);   \
+            return;                                                          \
+        }                                                                    \
         for (size_t i = 0; i < mr; i++)                                      \
             for (size_t j = 0; j < nr; j++) {                                \
                 T r = alpha * tile[i][j];                                    \
-                c[i * ldc + j] = beta == 0 ? r : r + beta * c[i * ldc + j];  \
+                c[i * ldc + j] =                                             \
+                    beta == 0 ? r : FMA_##S(beta, c[i * ldc + j], r);        \
             }                                                                \
     }                                                                        \
                                                                              \

@@ -3,10 +3,17 @@
  * C = alpha * op(A) * op(B) + beta * C, row-major, device pointers, queued
  * on the default stream.
  *
- * Both multiply kernels give each block of 256 threads one 128 x 128 tile
- * of C and stream op(A) (128 rows) and op(B) (128 columns) through shared
- * memory one k-slab at a time.  Large tiles are what make a GEMM compute
- * bound: each element brought into shared memory feeds 128 multiply-adds.
+ * Both multiply kernels give each block one tile of C and stream op(A)
+ * (its rows) and op(B) (its columns) through shared memory one k-slab at
+ * a time.  Large tiles are what make a GEMM compute bound: with 128 x 128
+ * tiles (256 threads) each element brought into shared memory feeds 128
+ * multiply-adds.  Where C has too few such tiles to fill the GPU (64 at
+ * 1024^2 on 132 SMs) smaller tiles give more blocks: f32 128 x 64, 64 x
+ * 64, 32 x 64, 32 x 32; f64 64 x 64, 64 x 32, 32 x 32.  pick_shape
+ * chooses by (m, n) and the SM count (DUO_GEMM_TILE forces one).  No
+ * shape splits k: each element of C is summed over k in the same order
+ * with the same operations in every shape, so the choice changes the
+ * speed and never the bits (see the kernels).
  * Slabs are copied with cp.async (global -> shared, no registers) into a
  * ring of 4 stages: three slabs are in flight while one is multiplied,
  * with one barrier per slab.  The four transpose combinations are
@@ -27,6 +34,7 @@
  *   transposed, B transposed) is transposed on its way in, by 4-byte
  *   copies.  A warp covers 32 x 64 of C: its lanes read 4 (A) and 8 (B)
  *   distinct 16-byte words per load, one shared-memory wavefront each.
+ *   (The small shapes give each thread 4 x 4, a warp 16 x 32.)
  *   Slab rows are padded by 4 floats so the transposing writes hit 32
  *   different banks.  k-slab of 16.  With no registers staging the copies,
  *   64 accumulators fit the kernel in 128 registers, so two blocks (16
@@ -42,13 +50,19 @@
  *   fragment loads of mma's layout fill every bank exactly twice in every
  *   layout, the minimum for 256 bytes.  8 warps of 64 x 32 of C each: 16
  *   mma per 8 k for 24 fragment loads, 128 accumulator registers per
- *   thread, one block per SM (132 to 160 KB of shared memory).
+ *   thread, one block per SM (132 to 160 KB of shared memory).  The
+ *   small shapes have warps of 32 x 32, 32 x 16 or 16 x 32; every shape
+ *   starts warps at multiples of 16 rows and 8 columns, so an element
+ *   sits in the same place of its mma tile whatever the shape.
  *
  * k == 0 or alpha == 0 only scales C (A and B are not read); beta == 0
  * never reads C, so NaN in C does not propagate.
  */
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include <cuda_runtime.h>
 
@@ -57,13 +71,12 @@
 /* ------------------------------------------------------------------ */
 /* Shared by both kernels                                              */
 
-static constexpr int kTile = 128;    /* C tile edge of one block         */
-static constexpr int kThreads = 256; /* threads per block                */
-static constexpr int kGroupRows = 8; /* tile rows per rasterization group */
+static constexpr int kMaxTile = 128; /* largest C tile edge of a block   */
+static constexpr int kGroupRows = 8;  /* tile rows per rasterization group */
 
 /* Largest m, n or k of a multiply: a tile offset plus one tile and one
  * k-slab must stay within int. */
-static constexpr size_t kMaxDim = (size_t)INT_MAX - 2 * kTile;
+static constexpr size_t kMaxDim = (size_t)INT_MAX - 2 * kMaxTile;
 
 /* Types are internal through unnamed namespaces (they cannot be static). */
 namespace {
@@ -79,10 +92,11 @@ template <typename T> struct GemmParams {
 };
 } // namespace
 
-/* Block -> first row and column of its C tile.  Blocks start roughly in
- * blockIdx order; numbering tiles down a group of kGroupRows tile rows
- * before moving right keeps the A and B panels that the resident blocks
- * read few enough to stay in L2. */
+/* Block -> first row and column of its BM x BN C tile.  Blocks start
+ * roughly in blockIdx order; numbering tiles down a group of kGroupRows
+ * tile rows before moving right keeps the A and B panels that the
+ * resident blocks read few enough to stay in L2. */
+template <int BM, int BN>
 static __device__ __forceinline__ void tile_of_block(int tiles_m,
                                                      int tiles_n, int &m0,
                                                      int &n0)
@@ -92,8 +106,8 @@ static __device__ __forceinline__ void tile_of_block(int tiles_m,
     const int first = group * kGroupRows;
     const int rows = min(tiles_m - first, kGroupRows);
     const int r = (int)blockIdx.x - group * per_group;
-    m0 = (first + r % rows) * kTile;
-    n0 = (r / rows) * kTile;
+    m0 = (first + r % rows) * BM;
+    n0 = (r / rows) * BN;
 }
 
 static bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
@@ -170,22 +184,50 @@ template <int pending> static __device__ __forceinline__ void cp_async_wait()
 /* ------------------------------------------------------------------ */
 /* f32: SIMT FFMA                                                      */
 
-static constexpr int kBkF32 = 16;        /* k per slab                  */
-static constexpr int kStagesF32 = 4;     /* slabs in the cp.async ring  */
-static constexpr int kLdF32 = kTile + 4; /* padded [k][mn] slab row     */
-static constexpr int kSlabF32 = kBkF32 * kLdF32; /* floats per slab     */
-static constexpr int kSmemF32 =
-    kStagesF32 * 2 * kSlabF32 * (int)sizeof(float);
+static constexpr int kBkF32 = 16;    /* k per slab                  */
+static constexpr int kStagesF32 = 4; /* slabs in the cp.async ring  */
 
 namespace {
-/* One operand's 16 x 128 slab, held k-major ([k][mn]) in shared memory.
+/* A block shape: WM x WN warps; each warp's lanes are 4 (m) x 8 (n), and
+ * each lane holds R x R groups of 4 x 4 elements of C, 16 rows and 32
+ * columns apart (R = 2: an 8 x 8 sub-tile, a warp covers 32 x 64; R = 1:
+ * 4 x 4, a warp covers 16 x 32).  Per k a lane reads 4R values of op(A)
+ * and 4R of op(B) with 2R 128-bit shared loads and issues 16 R^2 FFMAs. */
+template <int WM_, int WN_, int R_> struct CfgF32 {
+    static constexpr int WM = WM_, WN = WN_, R = R_;
+    static constexpr int BM = WM * 16 * R, BN = WN * 32 * R;
+    static constexpr int THREADS = 32 * WM * WN;
+    /* Registers: R = 2 has 64 accumulators and gets up to 128 registers
+     * (the 128 x 128 shape: two blocks of 256 threads per SM); R = 1 has
+     * 16 and gets up to 85 (64 spill). */
+    static constexpr int MIN_BLOCKS = 65536 / THREADS / (R == 2 ? 128 : 80);
+    static constexpr int LDA = BM + 4, LDB = BN + 4; /* padded slab rows */
+    static constexpr int SLAB_A = kBkF32 * LDA, SLAB_B = kBkF32 * LDB;
+    static constexpr int SMEM =
+        kStagesF32 * (SLAB_A + SLAB_B) * (int)sizeof(float);
+};
+
+/* One operand's 16 x MN slab, held k-major ([k][mn], rows of MN + 4
+ * floats) in shared memory, copied by NT threads.
  * KCONTIG (A not transposed, B transposed): the stored rows have k
  * contiguous, so the slab is transposed on the way in, one 4-byte copy per
  * element: 8 lanes read 8 k of a row (one 32-byte sector) and write 8 slab
  * rows, whose padding puts the warp's 32 writes in 32 banks.  Else the
  * stored rows are the slab's rows: 16-byte copies when aligned (VEC),
  * else 4-byte ones. */
-template <bool KCONTIG, bool VEC> struct SlabF32 {
+template <bool KCONTIG, bool VEC, int MN, int NT> struct SlabF32 {
+    static constexpr int LD = MN + 4;
+    /* KCONTIG: a thread's copies are k, k + 8 by mn, mn + CS, ... */
+    static constexpr int CS = NT / 8, CN = MN / CS;
+    /* VEC: MN / 4 chunks per slab row, VR rows per pass, VN passes. */
+    static constexpr int VC = MN / 4, VR = NT / VC, VN = kBkF32 / VR;
+    /* Element copies: SR rows per pass, SN passes. */
+    static constexpr int SR = NT / MN, SN = kBkF32 / SR;
+    static_assert(KCONTIG ? (MN % CS == 0 && CN >= 1)
+                  : VEC   ? (NT % VC == 0 && VR >= 1 && kBkF32 % VR == 0)
+                          : (NT % MN == 0 && SR >= 1 && kBkF32 % SR == 0),
+                  "slab shape and thread count do not fit");
+
     const float *ptr; /* this thread's first element of the next slab */
     size_t next;      /* pointer distance between the thread's copies */
     size_t step;      /* pointer advance per slab                      */
@@ -199,30 +241,27 @@ template <bool KCONTIG, bool VEC> struct SlabF32 {
         const int t = (int)threadIdx.x;
         int row, col; /* slab position of the first copy: k, mn */
         if (KCONTIG) {
-            /* Then k + 8 and mn + 32, + 64, + 96. */
             row = t & 7;
             col = t >> 3;
             ptr = matrix + (size_t)(mn0 + col) * ld + row;
-            next = 32 * ld;
+            next = CS * ld;
             step = kBkF32;
         } else if (VEC) {
-            /* 4 mn per copy; then k + 8. */
-            row = t >> 5;
-            col = (t & 31) * 4;
+            row = t / VC;
+            col = (t % VC) * 4;
             ptr = matrix + (size_t)row * ld + mn0 + col;
-            next = 8 * ld;
+            next = VR * ld;
             step = (size_t)kBkF32 * ld;
         } else {
-            /* Then k + 2, + 4, ... + 14. */
-            row = t >> 7;
-            col = t & 127;
+            row = t / MN;
+            col = t % MN;
             ptr = matrix + (size_t)row * ld + mn0 + col;
-            next = 2 * ld;
+            next = SR * ld;
             step = (size_t)kBkF32 * ld;
         }
         lim_mn = mn - (mn0 + col);
         lim_k = k - row;
-        dst = s + (uint32_t)((row * kLdF32 + col) * sizeof(float));
+        dst = s + (uint32_t)((row * LD + col) * sizeof(float));
     }
 
     /* Start copying the next slab into ring stage `stage`.  `whole`: the
@@ -232,7 +271,7 @@ template <bool KCONTIG, bool VEC> struct SlabF32 {
     __device__ __forceinline__ void issue(int stage, bool whole)
     {
         const uint32_t d =
-            dst + (uint32_t)(stage * kSlabF32 * sizeof(float));
+            dst + (uint32_t)(stage * kBkF32 * LD * sizeof(float));
         if (whole)
             copy<true>(d);
         else
@@ -243,31 +282,31 @@ template <bool KCONTIG, bool VEC> struct SlabF32 {
 
     template <bool WHOLE> __device__ __forceinline__ void copy(uint32_t d)
     {
-        constexpr int kRow = kLdF32 * (int)sizeof(float); /* bytes */
+        constexpr int kRow = LD * (int)sizeof(float); /* bytes */
         if (KCONTIG) {
 #pragma unroll
             for (int h = 0; h < 2; ++h)
 #pragma unroll
-                for (int i = 0; i < 4; ++i) {
+                for (int i = 0; i < CN; ++i) {
                     const bool ok =
-                        WHOLE || (lim_mn > 32 * i && lim_k > 8 * h);
-                    cp_async4(d + 8 * h * kRow + 32 * i * (int)sizeof(float),
+                        WHOLE || (lim_mn > CS * i && lim_k > 8 * h);
+                    cp_async4(d + 8 * h * kRow + CS * i * (int)sizeof(float),
                               ptr + i * next + 8 * h, ok ? 4 : 0);
                 }
         } else if (VEC) {
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
+            for (int h = 0; h < VN; ++h) {
                 if (WHOLE)
-                    cp_async16(d + 8 * h * kRow, ptr + h * next, 16);
+                    cp_async16(d + VR * h * kRow, ptr + h * next, 16);
                 else
-                    cp_async_chunk(d + 8 * h * kRow, ptr + h * next,
-                                   lim_k > 8 * h ? lim_mn : 0);
+                    cp_async_chunk(d + VR * h * kRow, ptr + h * next,
+                                   lim_k > VR * h ? lim_mn : 0);
             }
         } else {
 #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                const bool ok = WHOLE || (lim_mn > 0 && lim_k > 2 * i);
-                cp_async4(d + 2 * i * kRow, ptr + i * next, ok ? 4 : 0);
+            for (int i = 0; i < SN; ++i) {
+                const bool ok = WHOLE || (lim_mn > 0 && lim_k > SR * i);
+                cp_async4(d + SR * i * kRow, ptr + i * next, ok ? 4 : 0);
             }
         }
     }
@@ -297,23 +336,29 @@ static __device__ __forceinline__ void store_c4(float *c, const float (&v)[4],
     }
 }
 
-template <bool TA, bool TB, bool VEC>
-static __global__ void __launch_bounds__(kThreads, 2)
+/* Every shape computes each element of C the same way: acc = 0, then
+ * acc = fmaf(op(A)(i,p), op(B)(p,j), acc) for p = 0, 1, ..., K - 1 in
+ * order (the zeros past K in the last slab leave acc as it is), then
+ * alpha * acc and, when beta != 0, fmaf(beta, C, alpha * acc).  So the
+ * shape changes the speed, never the bits. */
+template <class CFG, bool TA, bool TB, bool VEC>
+static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     gemm_f32_kernel(const GemmParams<float> p)
 {
+    constexpr int R = CFG::R, BM = CFG::BM, BN = CFG::BN;
     extern __shared__ __align__(16) unsigned char gemm_smem[];
     float *sa = reinterpret_cast<float *>(gemm_smem); /* ring of A slabs */
-    float *sb = sa + kStagesF32 * kSlabF32;
+    float *sb = sa + kStagesF32 * CFG::SLAB_A;
 
     int m0, n0;
-    tile_of_block(p.tiles_m, p.tiles_n, m0, n0);
-    SlabF32<!TA, VEC> la(p.a, p.lda, m0, p.m, p.k,
-                         (uint32_t)__cvta_generic_to_shared(sa));
-    SlabF32<TB, VEC> lb(p.b, p.ldb, n0, p.n, p.k,
-                        (uint32_t)__cvta_generic_to_shared(sb));
+    tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
+    SlabF32<!TA, VEC, BM, CFG::THREADS> la(
+        p.a, p.lda, m0, p.m, p.k, (uint32_t)__cvta_generic_to_shared(sa));
+    SlabF32<TB, VEC, BN, CFG::THREADS> lb(
+        p.b, p.ldb, n0, p.n, p.k, (uint32_t)__cvta_generic_to_shared(sb));
 
     /* Blocks and slabs away from the edges copy without bounds checks. */
-    const bool inside_a = m0 + kTile <= p.m, inside_b = n0 + kTile <= p.n;
+    const bool inside_a = m0 + BM <= p.m, inside_b = n0 + BN <= p.n;
     const int slabs = (p.k + kBkF32 - 1) / kBkF32;
     const int whole_slabs = p.k / kBkF32;
 #pragma unroll
@@ -325,17 +370,17 @@ static __global__ void __launch_bounds__(kThreads, 2)
         cp_async_commit(); /* empty groups keep the count uniform */
     }
 
-    /* Warps 4 (m) x 2 (n) of 32 x 64; lanes 4 x 8, each with rows am..+3
-     * and am+16..+19, columns bn..+3 and bn+32..+35. */
+    /* The lane's rows am + (i & 3) + 16 (i >> 2), columns bn + (j & 3) +
+     * 32 (j >> 2). */
     const int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
-    const int am = (warp >> 1) * 32 + (lane >> 3) * 4;
-    const int bn = (warp & 1) * 64 + (lane & 7) * 4;
+    const int am = (warp / CFG::WN) * 16 * R + (lane >> 3) * 4;
+    const int bn = (warp % CFG::WN) * 32 * R + (lane & 7) * 4;
 
-    float acc[8][8];
+    float acc[4 * R][4 * R];
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < 4 * R; ++i)
 #pragma unroll
-        for (int j = 0; j < 8; ++j)
+        for (int j = 0; j < 4 * R; ++j)
             acc[i][j] = 0.0f;
 
 #pragma unroll 1
@@ -351,38 +396,42 @@ static __global__ void __launch_bounds__(kThreads, 2)
         }
         cp_async_commit();
 
-        const float *xa = sa + (s % kStagesF32) * kSlabF32;
-        const float *xb = sb + (s % kStagesF32) * kSlabF32;
+        const float *xa = sa + (s % kStagesF32) * CFG::SLAB_A;
+        const float *xb = sb + (s % kStagesF32) * CFG::SLAB_B;
 #pragma unroll
         for (int kk = 0; kk < kBkF32; ++kk) {
-            const float4 a0 =
-                *reinterpret_cast<const float4 *>(xa + kk * kLdF32 + am);
-            const float4 a1 =
-                *reinterpret_cast<const float4 *>(xa + kk * kLdF32 + am + 16);
-            const float4 b0 =
-                *reinterpret_cast<const float4 *>(xb + kk * kLdF32 + bn);
-            const float4 b1 =
-                *reinterpret_cast<const float4 *>(xb + kk * kLdF32 + bn + 32);
-            const float av[8] = {a0.x, a0.y, a0.z, a0.w,
-                                 a1.x, a1.y, a1.z, a1.w};
-            const float bv[8] = {b0.x, b0.y, b0.z, b0.w,
-                                 b1.x, b1.y, b1.z, b1.w};
+            float av[4 * R], bv[4 * R];
 #pragma unroll
-            for (int i = 0; i < 8; ++i)
+            for (int r = 0; r < R; ++r) {
+                const float4 a4 = *reinterpret_cast<const float4 *>(
+                    xa + kk * CFG::LDA + am + 16 * r);
+                const float4 b4 = *reinterpret_cast<const float4 *>(
+                    xb + kk * CFG::LDB + bn + 32 * r);
+                av[4 * r] = a4.x;
+                av[4 * r + 1] = a4.y;
+                av[4 * r + 2] = a4.z;
+                av[4 * r + 3] = a4.w;
+                bv[4 * r] = b4.x;
+                bv[4 * r + 1] = b4.y;
+                bv[4 * r + 2] = b4.z;
+                bv[4 * r + 3] = b4.w;
+            }
 #pragma unroll
-                for (int j = 0; j < 8; ++j)
+            for (int i = 0; i < 4 * R; ++i)
+#pragma unroll
+                for (int j = 0; j < 4 * R; ++j)
                     acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
     }
 
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < 4 * R; ++i) {
         const int row = m0 + am + (i & 3) + (i >> 2) * 16;
         if (row >= p.m)
             continue;
         float *crow = p.c + (size_t)row * p.ldc;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < R; ++h) {
             const int col = n0 + bn + h * 32;
             float v[4];
 #pragma unroll
@@ -399,29 +448,52 @@ static __global__ void __launch_bounds__(kThreads, 2)
 static constexpr int kBkF64 = 16;          /* k per slab                 */
 static constexpr int kStagesF64 = 4;       /* slabs in the cp.async ring */
 static constexpr int kLdKF64 = kBkF64 + 4; /* padded [mn][k] slab row   */
-static constexpr int kLdMnF64 = kTile + 4; /* padded [k][mn] slab row   */
 
-/* Doubles in one slab of an operand stored with k contiguous or not, and
- * the shared memory of a kernel. */
-template <bool KCONTIG>
-static constexpr int kSlabF64 = KCONTIG ? kTile * kLdKF64 : kBkF64 * kLdMnF64;
-template <bool TA, bool TB>
+namespace {
+/* A block shape: WM x WN warps, each with MI x NJ mma tiles of 16 x 8. */
+template <int WM_, int WN_, int MI_, int NJ_> struct CfgF64 {
+    static constexpr int WM = WM_, WN = WN_, MI = MI_, NJ = NJ_;
+    static constexpr int BM = WM * 16 * MI, BN = WN * 8 * NJ;
+    static constexpr int THREADS = 32 * WM * WN;
+    /* Accumulators take 8 MI NJ registers: 128 x 128 (128 of them) gets
+     * up to 255 registers, one block per SM; 32 x 32 warps (64) up to
+     * 170 (128 spill); smaller ones up to 128. */
+    static constexpr int MIN_BLOCKS =
+        MI * NJ >= 16 ? 1 : 65536 / THREADS / (MI * NJ >= 8 ? 168 : 128);
+};
+
+/* Doubles in one slab row ([mn][k] rows when KCONTIG, else [k][mn]) and
+ * in one slab, for an operand with MN rows or columns. */
+template <bool KCONTIG, int MN>
+static constexpr int kLdF64 = KCONTIG ? kLdKF64 : MN + 4;
+template <bool KCONTIG, int MN>
+static constexpr int kSlabF64 = KCONTIG ? MN * kLdKF64 : kBkF64 * (MN + 4);
+template <class CFG, bool TA, bool TB>
 static constexpr int kSmemF64 =
-    kStagesF64 * (kSlabF64<!TA> + kSlabF64<TB>) * (int)sizeof(double);
+    kStagesF64 * (kSlabF64<!TA, CFG::BM> + kSlabF64<TB, CFG::BN>) *
+    (int)sizeof(double);
+} // namespace
 
 /* Element (mn, k) of a slab. */
-template <bool KCONTIG>
+template <bool KCONTIG, int MN>
 static __device__ __forceinline__ int at_f64(int mn, int k)
 {
-    return KCONTIG ? mn * kLdKF64 + k : k * kLdMnF64 + mn;
+    return KCONTIG ? mn * kLdKF64 + k : k * (MN + 4) + mn;
 }
 
 namespace {
-/* One operand's 16 x 128 slab, copied in the stored layout: 1024 chunks
- * of 2 doubles, 4 per thread.  KCONTIG (A not transposed, B transposed):
- * 128 rows of 8 chunks; the thread's chunks are 32 rows apart.  Else
- * 16 k rows of 64 chunks; the thread's chunks are 4 k rows apart. */
-template <bool KCONTIG, bool VEC> struct SlabF64 {
+/* One operand's 16 x MN slab, copied in the stored layout by NT threads,
+ * in chunks of 2 doubles.  KCONTIG (A not transposed, B transposed): MN
+ * rows of 8 chunks; a thread's chunks are RS rows apart.  Else 16 k rows
+ * of MN / 2 chunks; a thread's chunks are RS k rows apart. */
+template <bool KCONTIG, bool VEC, int MN, int NT> struct SlabF64 {
+    static constexpr int CPR = KCONTIG ? kBkF64 / 2 : MN / 2; /* per row */
+    static constexpr int RS = NT / CPR;                  /* row stride  */
+    static constexpr int COPIES = (KCONTIG ? MN : kBkF64) / RS;
+    static_assert(NT % CPR == 0 && RS >= 1 && COPIES >= 1 &&
+                      (KCONTIG ? MN : kBkF64) % RS == 0,
+                  "slab shape and thread count do not fit");
+
     const double *ptr;  /* this thread's first chunk of the next slab   */
     size_t next;        /* pointer distance between the thread's chunks */
     size_t step;        /* pointer advance per slab                     */
@@ -434,35 +506,35 @@ template <bool KCONTIG, bool VEC> struct SlabF64 {
     {
         const int t = (int)threadIdx.x;
         if (KCONTIG) {
-            const int row = t >> 3, kc = (t & 7) * 2;
+            const int row = t / CPR, kc = (t % CPR) * 2;
             lim_mn = mn - (mn0 + row);
             lim_k = k - kc;
             ptr = matrix + (size_t)(mn0 + row) * ld + kc;
-            next = 32 * ld;
+            next = RS * ld;
             step = kBkF64;
-            dst = s + (uint32_t)(at_f64<true>(row, kc) * sizeof(double));
+            dst = s + (uint32_t)(at_f64<true, MN>(row, kc) * sizeof(double));
         } else {
-            const int kr = t >> 6, col = (t & 63) * 2;
+            const int kr = t / CPR, col = (t % CPR) * 2;
             lim_mn = mn - (mn0 + col);
             lim_k = k - kr;
             ptr = matrix + (size_t)kr * ld + mn0 + col;
-            next = 4 * ld;
+            next = RS * ld;
             step = (size_t)kBkF64 * ld;
-            dst = s + (uint32_t)(at_f64<false>(col, kr) * sizeof(double));
+            dst = s + (uint32_t)(at_f64<false, MN>(col, kr) * sizeof(double));
         }
     }
 
     /* Start copying the next slab into ring stage `stage`. */
     __device__ __forceinline__ void issue(int stage)
     {
-        constexpr int kChunkStride =
-            (KCONTIG ? 32 * kLdKF64 : 4 * kLdMnF64) * (int)sizeof(double);
-        const uint32_t d =
-            dst + (uint32_t)(stage * kSlabF64<KCONTIG> * sizeof(double));
+        constexpr int kChunkStride = RS * kLdF64<KCONTIG, MN> *
+                                     (int)sizeof(double);
+        const uint32_t d = dst + (uint32_t)(stage * kSlabF64<KCONTIG, MN> *
+                                            sizeof(double));
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < COPIES; ++i) {
             /* Doubles of the chunk in the matrix (<= 0: none). */
-            const int rows = KCONTIG ? lim_mn - 32 * i : lim_k - 4 * i;
+            const int rows = KCONTIG ? lim_mn - RS * i : lim_k - RS * i;
             const int n = rows > 0 ? (KCONTIG ? lim_k : lim_mn) : 0;
             const double *src = ptr + i * next;
             const uint32_t di = d + i * kChunkStride;
@@ -524,21 +596,27 @@ static __device__ __forceinline__ void store_c2(double *c, double v0,
     }
 }
 
-template <bool TA, bool TB, bool VEC>
-static __global__ void __launch_bounds__(kThreads, 1)
+/* Every shape computes each element of C the same way: the same mma
+ * instruction over k = 0..7, 8..15, ... in order, with the element in the
+ * same place of the 16 x 8 mma tile (block and warp tiles start at
+ * multiples of 16 rows and 8 columns), then alpha * acc and fma(beta, C,
+ * alpha * acc).  So the shape changes the speed, never the bits. */
+template <class CFG, bool TA, bool TB, bool VEC>
+static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     gemm_f64_kernel(const GemmParams<double> p)
 {
     constexpr bool KA = !TA, KB = TB; /* stored with k contiguous */
+    constexpr int MI = CFG::MI, NJ = CFG::NJ, BM = CFG::BM, BN = CFG::BN;
     extern __shared__ __align__(16) unsigned char gemm_smem[];
     double *sa = reinterpret_cast<double *>(gemm_smem); /* ring of A slabs */
-    double *sb = sa + kStagesF64 * kSlabF64<KA>;
+    double *sb = sa + kStagesF64 * kSlabF64<KA, BM>;
 
     int m0, n0;
-    tile_of_block(p.tiles_m, p.tiles_n, m0, n0);
-    SlabF64<KA, VEC> la(p.a, p.lda, m0, p.m, p.k,
-                        (uint32_t)__cvta_generic_to_shared(sa));
-    SlabF64<KB, VEC> lb(p.b, p.ldb, n0, p.n, p.k,
-                        (uint32_t)__cvta_generic_to_shared(sb));
+    tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
+    SlabF64<KA, VEC, BM, CFG::THREADS> la(
+        p.a, p.lda, m0, p.m, p.k, (uint32_t)__cvta_generic_to_shared(sa));
+    SlabF64<KB, VEC, BN, CFG::THREADS> lb(
+        p.b, p.ldb, n0, p.n, p.k, (uint32_t)__cvta_generic_to_shared(sb));
 
     const int slabs = (p.k + kBkF64 - 1) / kBkF64;
 #pragma unroll
@@ -550,16 +628,16 @@ static __global__ void __launch_bounds__(kThreads, 1)
         cp_async_commit(); /* empty groups keep the count uniform */
     }
 
-    /* Warps 2 (m) x 4 (n) of 64 x 32: 4 x 4 mma tiles of 16 x 8. */
+    /* Warps WM (m) x WN (n) of 16 MI x 8 NJ: MI x NJ mma tiles. */
     const int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
     const int g = lane >> 2, t = lane & 3;
-    const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
+    const int wm = (warp / CFG::WN) * 16 * MI, wn = (warp % CFG::WN) * 8 * NJ;
 
-    double acc[4][4][4];
+    double acc[MI][NJ][4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < NJ; ++j)
 #pragma unroll
             for (int v = 0; v < 4; ++v)
                 acc[i][j][v] = 0.0;
@@ -577,35 +655,35 @@ static __global__ void __launch_bounds__(kThreads, 1)
         }
         cp_async_commit();
 
-        const double *xa = sa + (s % kStagesF64) * kSlabF64<KA>;
-        const double *xb = sb + (s % kStagesF64) * kSlabF64<KB>;
+        const double *xa = sa + (s % kStagesF64) * kSlabF64<KA, BM>;
+        const double *xb = sb + (s % kStagesF64) * kSlabF64<KB, BN>;
 #pragma unroll
         for (int kk = 0; kk < kBkF64; kk += 8) {
-            double af[4][4], bf[4][2];
+            double af[MI][4], bf[NJ][2];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
+            for (int i = 0; i < MI; ++i) {
                 const int m = wm + i * 16 + g;
-                af[i][0] = xa[at_f64<KA>(m, kk + t)];
-                af[i][1] = xa[at_f64<KA>(m + 8, kk + t)];
-                af[i][2] = xa[at_f64<KA>(m, kk + t + 4)];
-                af[i][3] = xa[at_f64<KA>(m + 8, kk + t + 4)];
+                af[i][0] = xa[at_f64<KA, BM>(m, kk + t)];
+                af[i][1] = xa[at_f64<KA, BM>(m + 8, kk + t)];
+                af[i][2] = xa[at_f64<KA, BM>(m, kk + t + 4)];
+                af[i][3] = xa[at_f64<KA, BM>(m + 8, kk + t + 4)];
             }
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
+            for (int j = 0; j < NJ; ++j) {
                 const int n = wn + j * 8 + g;
-                bf[j][0] = xb[at_f64<KB>(n, kk + t)];
-                bf[j][1] = xb[at_f64<KB>(n, kk + t + 4)];
+                bf[j][0] = xb[at_f64<KB, BN>(n, kk + t)];
+                bf[j][1] = xb[at_f64<KB, BN>(n, kk + t + 4)];
             }
 #pragma unroll
-            for (int i = 0; i < 4; ++i)
+            for (int i = 0; i < MI; ++i)
 #pragma unroll
-                for (int j = 0; j < 4; ++j)
+                for (int j = 0; j < NJ; ++j)
                     mma_16x8x8(acc[i][j], af[i], bf[j]);
         }
     }
 
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = m0 + wm + i * 16 + g + 8 * h;
@@ -613,7 +691,7 @@ static __global__ void __launch_bounds__(kThreads, 1)
                 continue;
             double *crow = p.c + (size_t)row * p.ldc;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
+            for (int j = 0; j < NJ; ++j) {
                 const int col = n0 + wn + j * 8 + 2 * t;
                 store_c2(crow + col, p.alpha * acc[i][j][2 * h],
                          p.alpha * acc[i][j][2 * h + 1], p.n - col, p.beta,
@@ -687,35 +765,197 @@ static duo_status smem_failed(const char *where, const char *kernel,
                     kernel, bytes, cudaGetErrorString(err));
 }
 
-template <bool TA, bool TB, bool VEC>
+/* ------------------------------------------------------------------ */
+/* Block shapes and the choice among them                              */
+
+/* Largest first.  128 x 128 is the shape for large products; the smaller
+ * ones give more blocks where C has too few 128 x 128 tiles to fill the
+ * GPU (64 at 1024^2 on a GPU of 132 SMs). */
+using F32Shape0 = CfgF32<4, 2, 2>; /* 128 x 128, 256 threads, 8 x 8 each */
+using F32Shape1 = CfgF32<4, 1, 2>; /* 128 x 64, 128 threads, 8 x 8 each  */
+using F32Shape2 = CfgF32<4, 2, 1>; /* 64 x 64, 256 threads, 4 x 4 each   */
+using F32Shape3 = CfgF32<2, 2, 1>; /* 32 x 64, 128 threads, 4 x 4 each   */
+using F32Shape4 = CfgF32<2, 1, 1>; /* 32 x 32, 64 threads, 4 x 4 each    */
+using F64Shape0 = CfgF64<2, 4, 4, 4>; /* 128 x 128, 8 warps of 64 x 32   */
+using F64Shape1 = CfgF64<2, 2, 2, 4>; /* 64 x 64, 4 warps of 32 x 32     */
+using F64Shape2 = CfgF64<2, 2, 2, 2>; /* 64 x 32, 4 warps of 32 x 16     */
+using F64Shape3 = CfgF64<2, 1, 1, 4>; /* 32 x 32, 2 warps of 16 x 32     */
+
+namespace {
+/* What the host knows of a shape: its name (as DUO_GEMM_TILE spells it),
+ * tile, warps, and the issue slots one warp spends per k (f32: 16 R^2
+ * FFMA and 2 R shared loads; f64: 32 cycles of a quarter SM's DMMA unit
+ * per mma, plus 4 per fragment load, over 8 k). */
+struct ShapeInfo {
+    const char *name;
+    int bm, bn, warps;
+    double warp_cost;
+};
+} // namespace
+
+template <class C> static constexpr ShapeInfo info_f32(const char *name)
+{
+    return {name, C::BM, C::BN, C::WM * C::WN,
+            16.0 * C::R * C::R + 2.0 * C::R};
+}
+
+template <class C> static constexpr ShapeInfo info_f64(const char *name)
+{
+    return {name, C::BM, C::BN, C::WM * C::WN,
+            (32.0 * C::MI * C::NJ + 4.0 * (4 * C::MI + 2 * C::NJ)) / 8.0};
+}
+
+static const ShapeInfo kShapesF32[] = {
+    info_f32<F32Shape0>("128x128"), info_f32<F32Shape1>("128x64"),
+    info_f32<F32Shape2>("64x64"), info_f32<F32Shape3>("32x64"),
+    info_f32<F32Shape4>("32x32")};
+static const ShapeInfo kShapesF64[] = {
+    info_f64<F64Shape0>("128x128"), info_f64<F64Shape1>("64x64"),
+    info_f64<F64Shape2>("64x32"), info_f64<F64Shape3>("32x32")};
+
+static size_t tiles_of(const ShapeInfo &s, size_t m, size_t n)
+{
+    return ((m + s.bm - 1) / s.bm) * ((n + s.bn - 1) / s.bn);
+}
+
+/* Streaming multiprocessors of the current device (132 if it cannot be
+ * asked), once per process. */
+static int sm_count()
+{
+    static const int sms = [] {
+        int dev = 0, count = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount,
+                                   dev) != cudaSuccess ||
+            count <= 0) {
+            cudaGetLastError();
+            count = 132;
+        }
+        return count;
+    }();
+    return sms;
+}
+
+/* The shape whose busiest warp scheduler has the least to issue: tiles
+ * spread evenly over the SMs (ceil(tiles / SMs) blocks on the busiest),
+ * each SM's warps over its 4 schedulers.  Ties go to the larger tile,
+ * which reads A and B fewer times.  Every shape gives the same bits, so
+ * this may depend on the GPU. */
+static int pick_shape(const ShapeInfo *shapes, int count, size_t m, size_t n)
+{
+    const double sms = (double)sm_count();
+    int best = 0;
+    double best_cost = 0.0;
+    for (int i = 0; i < count; ++i) {
+        const double tiles = (double)tiles_of(shapes[i], m, n);
+        const double per_sm = ceil(tiles / sms);
+        const double warps = per_sm * shapes[i].warps;
+        const double cost =
+            warps * shapes[i].warp_cost / (warps < 4.0 ? warps : 4.0);
+        if (i == 0 || cost < best_cost) {
+            best = i;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* DUO_GEMM_TILE, when set to one of the shape names, forces that shape
+ * (for tuning and for tests: every shape must give the same bits); unset,
+ * empty or "auto" leaves the choice to pick_shape.  -1: not set. */
+static duo_status forced_shape(const char *where, const ShapeInfo *shapes,
+                               int count, int *index)
+{
+    *index = -1;
+    const char *env = getenv("DUO_GEMM_TILE");
+    if (env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0)
+        return DUO_SUCCESS;
+    char names[128] = "";
+    for (int i = 0; i < count; ++i) {
+        if (strcmp(env, shapes[i].name) == 0) {
+            *index = i;
+            return DUO_SUCCESS;
+        }
+        strncat(names, shapes[i].name, sizeof names - strlen(names) - 1);
+        strncat(names, ", ", sizeof names - strlen(names) - 1);
+    }
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                    "DUO_GEMM_TILE = \"%s\" is not a tile shape of this "
+                    "precision; expected one of %sor auto",
+                    env, names);
+}
+
+/* ------------------------------------------------------------------ */
+/* Launches                                                            */
+
+template <class CFG, bool TA, bool TB, bool VEC>
 static duo_status launch(const GemmParams<float> &p, unsigned blocks)
 {
+    constexpr int bytes = CFG::SMEM;
     static const cudaError_t smem =
-        allow_smem(gemm_f32_kernel<TA, TB, VEC>, kSmemF32);
+        allow_smem(gemm_f32_kernel<CFG, TA, TB, VEC>, bytes);
     if (smem != cudaSuccess)
-        return smem_failed("duo_gemm_f32", "gemm_f32_kernel", kSmemF32, smem);
-    gemm_f32_kernel<TA, TB, VEC><<<blocks, kThreads, kSmemF32>>>(p);
+        return smem_failed("duo_gemm_f32", "gemm_f32_kernel", bytes, smem);
+    gemm_f32_kernel<CFG, TA, TB, VEC><<<blocks, CFG::THREADS, bytes>>>(p);
     return check_launch("duo_gemm_f32", "gemm_f32_kernel");
 }
 
-template <bool TA, bool TB, bool VEC>
+template <class CFG, bool TA, bool TB, bool VEC>
 static duo_status launch(const GemmParams<double> &p, unsigned blocks)
 {
-    constexpr int bytes = kSmemF64<TA, TB>;
+    constexpr int bytes = kSmemF64<CFG, TA, TB>;
     static const cudaError_t smem =
-        allow_smem(gemm_f64_kernel<TA, TB, VEC>, bytes);
+        allow_smem(gemm_f64_kernel<CFG, TA, TB, VEC>, bytes);
     if (smem != cudaSuccess)
         return smem_failed("duo_gemm_f64", "gemm_f64_kernel", bytes, smem);
-    gemm_f64_kernel<TA, TB, VEC><<<blocks, kThreads, bytes>>>(p);
+    gemm_f64_kernel<CFG, TA, TB, VEC><<<blocks, CFG::THREADS, bytes>>>(p);
     return check_launch("duo_gemm_f64", "gemm_f64_kernel");
 }
 
-template <typename T, bool TA, bool TB>
-static duo_status launch_vec(const GemmParams<T> &p, unsigned blocks,
-                             bool vec)
+/* One shape: its tile counts into p, then the kernel for the transposes
+ * and alignment. */
+template <class CFG, typename T>
+static duo_status launch_shape(GemmParams<T> p, duo_transpose ta,
+                               duo_transpose tb, bool vec)
 {
-    return vec ? launch<TA, TB, true>(p, blocks)
-               : launch<TA, TB, false>(p, blocks);
+    p.tiles_m = (p.m + CFG::BM - 1) / CFG::BM;
+    p.tiles_n = (p.n + CFG::BN - 1) / CFG::BN;
+    const unsigned blocks = (unsigned)p.tiles_m * (unsigned)p.tiles_n;
+    if (ta == DUO_TRANS) {
+        if (tb == DUO_TRANS)
+            return vec ? launch<CFG, true, true, true>(p, blocks)
+                       : launch<CFG, true, true, false>(p, blocks);
+        return vec ? launch<CFG, true, false, true>(p, blocks)
+                   : launch<CFG, true, false, false>(p, blocks);
+    }
+    if (tb == DUO_TRANS)
+        return vec ? launch<CFG, false, true, true>(p, blocks)
+                   : launch<CFG, false, true, false>(p, blocks);
+    return vec ? launch<CFG, false, false, true>(p, blocks)
+               : launch<CFG, false, false, false>(p, blocks);
+}
+
+static duo_status launch_index(int shape, const GemmParams<float> &p,
+                               duo_transpose ta, duo_transpose tb, bool vec)
+{
+    switch (shape) {
+    case 1: return launch_shape<F32Shape1>(p, ta, tb, vec);
+    case 2: return launch_shape<F32Shape2>(p, ta, tb, vec);
+    case 3: return launch_shape<F32Shape3>(p, ta, tb, vec);
+    case 4: return launch_shape<F32Shape4>(p, ta, tb, vec);
+    default: return launch_shape<F32Shape0>(p, ta, tb, vec);
+    }
+}
+
+static duo_status launch_index(int shape, const GemmParams<double> &p,
+                               duo_transpose ta, duo_transpose tb, bool vec)
+{
+    switch (shape) {
+    case 1: return launch_shape<F64Shape1>(p, ta, tb, vec);
+    case 2: return launch_shape<F64Shape2>(p, ta, tb, vec);
+    case 3: return launch_shape<F64Shape3>(p, ta, tb, vec);
+    default: return launch_shape<F64Shape0>(p, ta, tb, vec);
+    }
 }
 
 template <typename T>
@@ -724,6 +964,14 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
                        size_t lda, const T *b, size_t ldb, T beta, T *c,
                        size_t ldc)
 {
+    const bool f64 = sizeof(T) == 8;
+    const ShapeInfo *shapes = f64 ? kShapesF64 : kShapesF32;
+    const int count = f64 ? (int)(sizeof kShapesF64 / sizeof *kShapesF64)
+                          : (int)(sizeof kShapesF32 / sizeof *kShapesF32);
+    int shape;
+    const duo_status forced = forced_shape(where, shapes, count, &shape);
+    if (forced != DUO_SUCCESS)
+        return forced;
     if (k == 0 || alpha == T(0))
         return scale_c(where, m, n, beta, c, ldc);
     if (m > kMaxDim || n > kMaxDim || k > kMaxDim)
@@ -732,14 +980,19 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
                         "multiplies dimensions up to %zu; split the product "
                         "into smaller ones",
                         m, n, k, kMaxDim);
-    const size_t tiles_m = (m + kTile - 1) / kTile;
-    const size_t tiles_n = (n + kTile - 1) / kTile;
-    if (tiles_m * tiles_n > (size_t)INT_MAX)
+    if (shape < 0) {
+        shape = pick_shape(shapes, count, m, n);
+        if (tiles_of(shapes[shape], m, n) > (size_t)INT_MAX)
+            shape = 0; /* the largest tile; refused below if still too many */
+    }
+    const size_t tiles = tiles_of(shapes[shape], m, n);
+    if (tiles > (size_t)INT_MAX)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
                         "m = %zu, n = %zu: C has %zu tiles of %d x %d, more "
                         "than the %d blocks of one launch; split C into "
                         "smaller products",
-                        m, n, tiles_m * tiles_n, kTile, kTile, INT_MAX);
+                        m, n, tiles, shapes[shape].bm, shapes[shape].bn,
+                        INT_MAX);
 
     const size_t vw = 16 / sizeof(T); /* elements per 16 bytes */
     GemmParams<T> p;
@@ -752,20 +1005,14 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
     p.m = (int)m;
     p.n = (int)n;
     p.k = (int)k;
-    p.tiles_m = (int)tiles_m;
-    p.tiles_n = (int)tiles_n;
+    p.tiles_m = 0; /* set by launch_shape */
+    p.tiles_n = 0;
     p.alpha = alpha;
     p.beta = beta;
     p.vec_c = aligned16(c) && ldc % vw == 0;
     const bool vec = aligned16(a) && lda % vw == 0 && aligned16(b) &&
                      ldb % vw == 0;
-    const unsigned blocks = (unsigned)(tiles_m * tiles_n);
-
-    if (ta == DUO_TRANS)
-        return tb == DUO_TRANS ? launch_vec<T, true, true>(p, blocks, vec)
-                               : launch_vec<T, true, false>(p, blocks, vec);
-    return tb == DUO_TRANS ? launch_vec<T, false, true>(p, blocks, vec)
-                           : launch_vec<T, false, false>(p, blocks, vec);
+    return launch_index(shape, p, ta, tb, vec);
 }
 
 duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,

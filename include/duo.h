@@ -272,7 +272,19 @@ duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
  * stored K x M (lda >= M).  Likewise B: K x N (ldb >= N) or N x K
  * (ldb >= K).  ldc >= N.  When beta is 0, C is not read (NaN in C does not
  * propagate); when alpha is 0 or K is 0, A and B are not read.
- * Arithmetic is strict IEEE single or double precision (no TF32). */
+ * Arithmetic is strict IEEE single or double precision (no TF32).
+ *
+ * Order: each element is acc = 0, acc = fma(op(A)(i,p), op(B)(p,j), acc)
+ * for p = 0..K-1 in order, then C = alpha * acc (rounded) when beta is 0,
+ * else fma(beta, C, alpha * acc).  CUDA f32 does exactly this for every K
+ * and tile shape; CUDA f64 uses FP64 tensor cores over k in groups of 8,
+ * the same for every tile shape, so its bits do not depend on the GPU's
+ * choice of tiles.  The CPU backends (built with FMA) do exactly this for
+ * K <= 384 (f32) or 256 (f64); larger K is summed in blocks of that size,
+ * each added to C in turn.  So CPU and CUDA f32 results are bit-identical
+ * for K <= 384 (sign of a zero result aside); otherwise they agree within
+ * rounding.  DUO_GEMM_TILE (CUDA; e.g. "64x64", "auto") forces a tile
+ * shape, for tuning; an unknown shape is refused. */
 
 typedef enum duo_transpose { DUO_NO_TRANS, DUO_TRANS } duo_transpose;
 

@@ -14,7 +14,16 @@
  * NaN, so reading it into the product shows up; with beta = 0, C starts
  * as NaN (must not be read); with alpha = 0, A and B are all NaN (must
  * not be read).
+ *
+ * Order: each element is an fma chain over k = 0..K-1 in order, then
+ * alpha * sum and fma(beta, C0, alpha * sum), so f32 results are compared
+ * bit for bit with that chain computed on the host (CUDA: any K; CPU
+ * backends built with FMA: K up to one k block, 384).  f64 likewise on
+ * the CPU backends (K up to 256).  On CUDA every tile shape
+ * (DUO_GEMM_TILE) must give the same bytes as the automatic choice.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -459,6 +468,235 @@ static void test_errors(size_t es)
     test_set_context("%s", "");
 }
 
+/* ------------------------------------------------------------------ */
+/* Exact order                                                          */
+
+/* The CPU backends sum K in blocks of 384 (f32) or 256 (f64), each added
+ * to C by itself; below that they use one fma chain when built for a CPU
+ * with FMA. */
+static int is_cuda(void) { return strcmp(duo_backend_name(), "cuda") == 0; }
+
+static size_t exact_k_limit(size_t es)
+{
+    if (is_cuda())
+        return es == 4 ? SIZE_MAX : 0; /* f64 DMMA: see duo.h */
+#if defined(__FMA__) || defined(__aarch64__)
+    return es == 4 ? 384 : 256;
+#else
+    return 0;
+#endif
+}
+
+/* C must equal, bit for bit, acc = fma chain over p in order, then
+ * r = alpha * acc, then fma(beta, C0, r) (beta != 0) or r. */
+static void test_order(size_t es)
+{
+    const shape shapes[] = {{1, 1, 1},     {3, 70, 5},     {33, 65, 17},
+                            {129, 127, 200}, {70, 131, 256}, {40, 50, 384},
+                            {67, 45, 1000}, {130, 20, 2049}};
+    const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
+    const size_t limit = exact_k_limit(es);
+    long cases = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+        const size_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
+        if (k > limit)
+            continue;
+        for (int x = 0; x < 2; ++x)
+            for (int y = 0; y < 2; ++y)
+                for (int pi = 0; pi < 3; ++pi) {
+                    const duo_transpose ta = tr[x], tb = tr[y];
+                    const double alpha = alphas[pi], beta = betas[pi];
+                    size_t ar, ac, br, bc;
+                    stored(ta, m, k, &ar, &ac);
+                    stored(tb, k, n, &br, &bc);
+                    const size_t lda = ac, ldb = bc, ldc = n;
+                    void *ha = random_matrix(es, ar, ac, lda);
+                    void *hb = random_matrix(es, br, bc, ldb);
+                    void *h0 = random_matrix(es, m, n, ldc);
+                    void *hc = test_xmalloc(m * n * es);
+                    void *da = dev_copy(ha, ar * lda * es);
+                    void *db = dev_copy(hb, br * ldb * es);
+                    void *dc = dev_copy(h0, m * ldc * es);
+                    test_set_context("%s order %s%s m=%zu n=%zu k=%zu "
+                                     "alpha=%g beta=%g", fname(es),
+                                     x ? "T" : "N", y ? "T" : "N", m, n, k,
+                                     alpha, beta);
+                    if (CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da, lda, db,
+                                      ldb, beta, dc, ldc))) {
+                        test_to_host(hc, dc, m * n * es);
+                        size_t bad = 0;
+                        for (size_t i = 0; i < m; ++i)
+                            for (size_t j = 0; j < n; ++j) {
+                                const size_t at = i * ldc + j;
+                                int same;
+                                double want;
+                                if (es == 4) {
+                                    const float *a = (const float *)ha;
+                                    const float *b = (const float *)hb;
+                                    float acc = 0.0f;
+                                    for (size_t p = 0; p < k; ++p)
+                                        acc = fmaf(a[a_at(ta, lda, i, p)],
+                                                   b[b_at(tb, ldb, p, j)],
+                                                   acc);
+                                    float r = (float)alpha * acc;
+                                    if (beta != 0.0)
+                                        r = fmaf((float)beta,
+                                                 ((const float *)h0)[at], r);
+                                    const float got = ((const float *)hc)[at];
+                                    same = memcmp(&got, &r, sizeof r) == 0;
+                                    want = r;
+                                } else {
+                                    const double *a = (const double *)ha;
+                                    const double *b = (const double *)hb;
+                                    double acc = 0.0;
+                                    for (size_t p = 0; p < k; ++p)
+                                        acc = fma(a[a_at(ta, lda, i, p)],
+                                                  b[b_at(tb, ldb, p, j)],
+                                                  acc);
+                                    double r = alpha * acc;
+                                    if (beta != 0.0)
+                                        r = fma(beta,
+                                                ((const double *)h0)[at], r);
+                                    const double got =
+                                        ((const double *)hc)[at];
+                                    same = memcmp(&got, &r, sizeof r) == 0;
+                                    want = r;
+                                }
+                                if (!same && bad++ < 3)
+                                    CHECK_MSG(0, "C(%zu,%zu) = %.17Lg, the "
+                                              "in-order fma chain gives "
+                                              "%.17g", i, j,
+                                              get(hc, es, at), want);
+                            }
+                        CHECK_MSG(bad == 0, "%zu of %zu elements differ "
+                                  "from the in-order fma chain", bad, m * n);
+                        ++cases;
+                    }
+                    CHECK_OK(duo_free(da));
+                    CHECK_OK(duo_free(db));
+                    CHECK_OK(duo_free(dc));
+                    free(ha);
+                    free(hb);
+                    free(h0);
+                    free(hc);
+                }
+    }
+    printf("%s order: %ld cases bit-exact (K <= %s)\n", fname(es), cases,
+           limit == SIZE_MAX ? "any" : limit == 0 ? "none" : "the k block");
+    test_set_context("%s", "");
+}
+
+/* CUDA: every tile shape gives the same bytes in C (padding and a guard
+ * included) as the automatic choice; an unknown shape is refused, C
+ * untouched. */
+static void test_tile_shapes(size_t es)
+{
+    if (!is_cuda())
+        return;
+    static const char *const f32_shapes[] = {"128x128", "128x64", "64x64",
+                                             "32x64", "32x32", NULL};
+    static const char *const f64_shapes[] = {"128x128", "64x64", "64x32",
+                                             "32x32", NULL};
+    const char *const *names = es == 4 ? f32_shapes : f64_shapes;
+    const shape shapes[] = {{1, 1, 1}, {31, 33, 17}, {130, 70, 33},
+                            {257, 131, 70}, {300, 260, 129}};
+    const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
+    const size_t pads[2] = {0, 3};
+    long cases = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int x = 0; x < 2; ++x)
+            for (int y = 0; y < 2; ++y)
+                for (int pd = 0; pd < 2; ++pd) {
+                    const size_t m = shapes[s].m, n = shapes[s].n,
+                                 k = shapes[s].k, pad = pads[pd];
+                    const duo_transpose ta = tr[x], tb = tr[y];
+                    size_t ar, ac, br, bc;
+                    stored(ta, m, k, &ar, &ac);
+                    stored(tb, k, n, &br, &bc);
+                    const size_t lda = ac + pad, ldb = bc + pad,
+                                 ldc = n + pad;
+                    const double alpha = 1.5, beta = pd ? -0.5 : 0.0;
+                    const size_t ccount = m * ldc + GUARD;
+                    void *ha = random_matrix(es, ar, ac, lda);
+                    void *hb = random_matrix(es, br, bc, ldb);
+                    void *h0 = random_matrix(es, m, n, ldc);
+                    h0 = realloc(h0, ccount * es);
+                    memset((char *)h0 + m * ldc * es, 0xFF, GUARD * es);
+                    void *want = test_xmalloc(ccount * es);
+                    void *got = test_xmalloc(ccount * es);
+                    void *da = dev_copy(ha, ar * lda * es);
+                    void *db = dev_copy(hb, br * ldb * es);
+                    void *dc = test_device_alloc(ccount * es);
+                    unsetenv("DUO_GEMM_TILE");
+                    test_to_device(dc, h0, ccount * es);
+                    test_set_context("%s tile auto %s%s m=%zu n=%zu k=%zu "
+                                     "pad=%zu", fname(es), x ? "T" : "N",
+                                     y ? "T" : "N", m, n, k, pad);
+                    CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da, lda, db,
+                                  ldb, beta, dc, ldc));
+                    test_to_host(want, dc, ccount * es);
+                    for (const char *const *nm = names; *nm; ++nm) {
+                        setenv("DUO_GEMM_TILE", *nm, 1);
+                        test_set_context("%s tile %s %s%s m=%zu n=%zu k=%zu "
+                                         "pad=%zu", fname(es), *nm,
+                                         x ? "T" : "N", y ? "T" : "N", m, n,
+                                         k, pad);
+                        test_to_device(dc, h0, ccount * es);
+                        if (!CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da,
+                                           lda, db, ldb, beta, dc, ldc)))
+                            continue;
+                        test_to_host(got, dc, ccount * es);
+                        size_t diff = 0;
+                        for (size_t i = 0; i < ccount * es; ++i)
+                            diff += ((const unsigned char *)got)[i] !=
+                                    ((const unsigned char *)want)[i];
+                        CHECK_MSG(diff == 0, "%zu bytes of C differ from "
+                                  "the automatic tile shape's", diff);
+                        ++cases;
+                    }
+                    unsetenv("DUO_GEMM_TILE");
+                    CHECK_OK(duo_free(da));
+                    CHECK_OK(duo_free(db));
+                    CHECK_OK(duo_free(dc));
+                    free(ha);
+                    free(hb);
+                    free(h0);
+                    free(want);
+                    free(got);
+                }
+
+    /* A shape this precision does not have. */
+    const size_t cnt = 64;
+    void *hbuf = random_matrix(es, 1, cnt, cnt);
+    void *d = dev_copy(hbuf, cnt * es);
+    void *hc = test_xmalloc(cnt * es);
+    memset(hc, 0xFF, cnt * es);
+    void *dc = dev_copy(hc, cnt * es);
+    const char *bad[] = {"16x16", "128x32", "64"};
+    for (int i = 0; i < 3; ++i) {
+        setenv("DUO_GEMM_TILE", bad[i], 1);
+        test_set_context("%s DUO_GEMM_TILE=%s", fname(es), bad[i]);
+        CHECK_STATUS(gemm(es, DUO_NO_TRANS, DUO_NO_TRANS, 4, 4, 4, 1.0, d, 4,
+                          d, 4, 0.0, dc, 4),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS_WORD(duo_last_error(), "DUO_GEMM_TILE");
+        CHECK_CONTAINS_WORD(duo_last_error(), fname(es));
+        test_to_host(hc, dc, cnt * es);
+        size_t touched = 0;
+        for (size_t j = 0; j < cnt; ++j)
+            touched += !is_poison(hc, es, j);
+        CHECK_MSG(touched == 0, "C written (%zu elements)", touched);
+    }
+    unsetenv("DUO_GEMM_TILE");
+    CHECK_OK(duo_free(d));
+    CHECK_OK(duo_free(dc));
+    free(hbuf);
+    free(hc);
+    printf("%s tile shapes: %ld cases bit-identical to the automatic "
+           "choice\n", fname(es), cases);
+    test_set_context("%s", "");
+}
+
 int main(void)
 {
     test_rng_seed(&rng, 0x67656D6DULL);
@@ -467,6 +705,8 @@ int main(void)
         test_errors(es);
         test_special(es);
         test_shapes(es);
+        test_order(es);
+        test_tile_shapes(es);
     }
     printf("gemm: %ld cases checked elementwise; largest error / bound "
            "%.3Lg\n", checked_cases, worst_ratio);

@@ -29,6 +29,9 @@
  * calls on the default stream (CUDA events on the GPU, a monotonic clock
  * on the CPU).
  *
+ * DUO_BENCH_GEMM_SHAPES="[f32:|f64:]MxNxK[NT],..." limits the gemm group
+ * to those shapes (both precisions or the one named), for tuning.
+ *
  * Writes a table to stdout, progress to stderr, and DIR/bench-<backend>.csv
  * and DIR/bench-<backend>.md (default DIR: profiles).  Exit status: 0, or
  * 1 if a result check failed (or duo or a yardstick failed), 2 on a bad
@@ -141,12 +144,41 @@ static const target_def TARGETS[] = {
      "GPU cg 512^2 >= 0.90x raw CUDA cg"},
     {1, "solver", "cg 256 it", "2048x2048", 0, 0.90,
      "GPU cg 2048^2 >= 0.90x raw CUDA cg"},
-    {1, "gemm", "f32 NN", "4096x4096x4096", 0, 0.80,
-     "GPU gemm f32 N=4096 >= 0.80x cuBLAS"},
-    {1, "gemm", "f32 NN", "8192x8192x8192", 0, 0.80,
-     "GPU gemm f32 N=8192 >= 0.80x cuBLAS"},
-    {1, "gemm", "f64 NN", "4096x4096x4096", 0, 0.50,
-     "GPU gemm f64 N=4096 >= 0.50x cuBLAS"},
+#define GPU_GEMM(what, size, v)                                              \
+    {1, "gemm", what, size, 0, v, "GPU gemm " what " " size " >= " #v "x cuBLAS"}
+    GPU_GEMM("f32 NN", "256x256x256", 0.85),
+    GPU_GEMM("f32 NN", "512x512x512", 0.85),
+    GPU_GEMM("f32 NN", "1000x1000x1000", 0.85),
+    GPU_GEMM("f32 NN", "1023x1023x1023", 0.85),
+    GPU_GEMM("f32 NN", "1024x1024x1024", 0.85),
+    GPU_GEMM("f32 NN", "2048x2048x2048", 0.85),
+    GPU_GEMM("f32 NN", "4096x4096x4096", 0.95),
+    GPU_GEMM("f32 NN", "8192x8192x8192", 0.95),
+    GPU_GEMM("f32 NN", "513x257x129", 0.85),
+    GPU_GEMM("f32 NN", "4096x4096x64", 0.85),
+    GPU_GEMM("f32 NN", "8192x64x8192", 0.85),
+    GPU_GEMM("f32 NN", "64x8192x8192", 0.85),
+    GPU_GEMM("f32 NT", "1023x1023x1023", 0.85),
+    GPU_GEMM("f32 TN", "1023x1023x1023", 0.85),
+    GPU_GEMM("f32 NT", "4096x4096x4096", 0.95),
+    GPU_GEMM("f32 TN", "4096x4096x4096", 0.95),
+    GPU_GEMM("f64 NN", "256x256x256", 0.85),
+    GPU_GEMM("f64 NN", "512x512x512", 0.85),
+    GPU_GEMM("f64 NN", "1000x1000x1000", 0.85),
+    GPU_GEMM("f64 NN", "1023x1023x1023", 0.85),
+    GPU_GEMM("f64 NN", "1024x1024x1024", 0.85),
+    GPU_GEMM("f64 NN", "2048x2048x2048", 0.85),
+    GPU_GEMM("f64 NN", "4096x4096x4096", 0.95),
+    GPU_GEMM("f64 NN", "8192x8192x8192", 0.95),
+    GPU_GEMM("f64 NN", "513x257x129", 0.85),
+    GPU_GEMM("f64 NN", "4096x4096x64", 0.85),
+    GPU_GEMM("f64 NN", "8192x64x8192", 0.85),
+    GPU_GEMM("f64 NN", "64x8192x8192", 0.85),
+    GPU_GEMM("f64 NT", "1023x1023x1023", 0.85),
+    GPU_GEMM("f64 TN", "1023x1023x1023", 0.85),
+    GPU_GEMM("f64 NT", "4096x4096x4096", 0.95),
+    GPU_GEMM("f64 TN", "4096x4096x4096", 0.95),
+#undef GPU_GEMM
     {1, "launch", "triad x100", "2^16", 1, 1.03,
      "GPU duo triad launch time <= 1.03x raw (n=2^16, launch-bound)"},
     {1, "launch", "triad x100", "2^25", 1, 1.03,
@@ -986,11 +1018,60 @@ static gemm_shape shape(size_t m, size_t n, size_t k, duo_transpose ta,
     return s;
 }
 
+/* DUO_BENCH_GEMM_SHAPES="[f32:|f64:]MxNxK[NN|NT|TN|TT],...": only these
+ * shapes, in both precisions or the one named (for tuning; e.g.
+ * "f64:1024x1024x1024,4096x4096x4096NT").  1 if the variable was set
+ * (and used), 0 if not; exit 2 if malformed. */
+static int bench_gemm_env_shapes(bench *b)
+{
+    const char *env = getenv("DUO_BENCH_GEMM_SHAPES");
+    if (env == NULL || env[0] == '\0')
+        return 0;
+    int first = 0, last = 1;
+    if (strncmp(env, "f32:", 4) == 0 || strncmp(env, "f64:", 4) == 0) {
+        first = last = env[1] == '6';
+        env += 4;
+    }
+    for (int f64 = first; f64 <= last; ++f64)
+        for (const char *p = env; *p;) {
+            size_t m, n, k;
+            int used = 0;
+            char t[3] = "NN";
+            if (sscanf(p, "%zux%zux%zu%n", &m, &n, &k, &used) != 3 ||
+                m == 0 || n == 0 || k == 0) {
+                fprintf(stderr, "%s: DUO_BENCH_GEMM_SHAPES: expected "
+                        "MxNxK[NN|NT|TN|TT],... at \"%s\"\n", PROG, p);
+                exit(2);
+            }
+            p += used;
+            if ((*p == 'N' || *p == 'T') && (p[1] == 'N' || p[1] == 'T')) {
+                t[0] = p[0];
+                t[1] = p[1];
+                p += 2;
+            }
+            if (*p == ',')
+                ++p;
+            else if (*p != '\0') {
+                fprintf(stderr, "%s: DUO_BENCH_GEMM_SHAPES: unexpected "
+                        "\"%s\"\n", PROG, p);
+                exit(2);
+            }
+            bench_gemm_one(b, f64,
+                           shape(m, n, k, t[0] == 'T' ? DUO_TRANS : DUO_NO_TRANS,
+                                 t[1] == 'T' ? DUO_TRANS : DUO_NO_TRANS));
+        }
+    return 1;
+}
+
 static void bench_gemm(bench *b)
 {
     const duo_transpose N = DUO_NO_TRANS, T = DUO_TRANS;
     if (b->ys.gemm == NULL)
         fprintf(stderr, "%s: %s\n", PROG, b->ys.gemm_missing);
+    if (bench_gemm_env_shapes(b)) {
+        settle(b->ys.settle_seconds);
+        return;
+    }
     const size_t max_square = b->gpu ? 8192 : 2048;
     const size_t big = b->gpu ? 4096 : 1024;     /* NT / TN size */
     for (int f64 = 0; f64 <= 1; ++f64) {
@@ -1007,10 +1088,16 @@ static void bench_gemm(bench *b)
         bench_gemm_one(b, f64, shape(1000, 1000, 1000, N, N));
         bench_gemm_one(b, f64, shape(1023, 1023, 1023, N, N));
         bench_gemm_one(b, f64, shape(513, 257, 129, N, N));
-        if (b->gpu)
+        if (b->gpu) {
             bench_gemm_one(b, f64, shape(4096, 4096, 64, N, N));
-        else
+            /* tall and skinny: C with 64 columns or 64 rows */
+            bench_gemm_one(b, f64, shape(8192, 64, 8192, N, N));
+            bench_gemm_one(b, f64, shape(64, 8192, 8192, N, N));
+            bench_gemm_one(b, f64, shape(1023, 1023, 1023, N, T));
+            bench_gemm_one(b, f64, shape(1023, 1023, 1023, T, N));
+        } else {
             bench_gemm_one(b, f64, shape(2048, 2048, 64, N, N));
+        }
         bench_gemm_one(b, f64, shape(big, big, big, N, T));
         bench_gemm_one(b, f64, shape(big, big, big, T, N));
     }
