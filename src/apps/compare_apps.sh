@@ -8,7 +8,8 @@
 #   ./src/apps/compare_apps.sh [OTHER_BACKEND]      (or: make compare)
 #
 # Dumps and logs go to build/compare/.  Integer results (primes, pi,
-# nearest, julia) must match exactly; floats use duo-compare's defaults,
+# nearest, julia) and the solvers' (cg, bicgstab: fixed-order sums, fma
+# kernels) must match exactly; other floats use duo-compare's defaults,
 # except gemm and matmul, whose dot products are summed in different
 # orders: they get the absolute bound 2 (K+2) u K that two independently
 # rounded dot products of K terms in (-1, 1) satisfy.
@@ -49,7 +50,8 @@ runs=(
     "duo-nearest|4099 --algo tiled --seed 7|"
     "duo-matmul|257 255 $k --seed 7|--atol=$gemm_atol"
     "duo-reduce-steps|4194301 --seed 7|"
-    "duo-cg|128 --seed 7|"
+    "duo-cg|128 --seed 7|--exact"
+    "duo-bicgstab|128 96 --seed 7|--exact"
     "duo-staged|4000037 --seed 7|"
 )
 
