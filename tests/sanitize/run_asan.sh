@@ -11,6 +11,7 @@
 # link an instrumented library into a project built without the
 # sanitizers; it checks packaging, not memory.
 #
+# The same configuration is the CMake preset asan-<backend>.
 # Options, and why:
 #   allocator_may_return_null=1  test_memory asks for 2^62 bytes on
 #       purpose and expects DUO_ERROR_OUT_OF_MEMORY; by default ASan
