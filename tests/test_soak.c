@@ -108,25 +108,12 @@ static long long device_free(void)
 #endif
 }
 
-/* One cycle; returns 0 if every call and value was right. */
-static int cycle(size_t c)
+/* The work of one cycle on buffers and handles that cycle() made. */
+static void cycle_work(size_t c, size_t n, const float *hx, const float *hy,
+                       float *x, float *y, float *pinned, duo_stream stream,
+                       duo_timer timer)
 {
-    const size_t n = sizes[c % NSIZES];
-    const float *hx = in_x + c % OFFSETS, *hy = in_y + c % OFFSETS;
     const size_t bytes = n * sizeof(float);
-    float *x = NULL, *y = NULL, *pinned = NULL;
-    duo_stream stream = NULL;
-    duo_timer timer = NULL;
-    long before = test_failures;
-
-    CHECK_OK(duo_malloc((void **)&x, bytes));
-    CHECK_OK(duo_malloc((void **)&y, bytes));
-    CHECK_OK(duo_malloc_host((void **)&pinned, bytes));
-    CHECK_OK(duo_stream_create(&stream));
-    CHECK_OK(duo_timer_create(&timer));
-    if (test_failures != before)
-        goto cleanup;
-
     memcpy(pinned, hy, bytes);
     CHECK_OK(duo_memcpy(x, hx, bytes, DUO_HOST_TO_DEVICE));
     CHECK_OK(duo_memcpy_async(y, pinned, bytes, DUO_HOST_TO_DEVICE, stream));
@@ -152,8 +139,27 @@ static int cycle(size_t c)
               n, wrong);
     CHECK_MSG(sum == want, "cycle %zu (n = %zu): sum %.17g, want %.17g", c,
               n, sum, want);
+}
 
-cleanup:
+/* One cycle; returns 0 if every call and value was right. */
+static int cycle(size_t c)
+{
+    const size_t n = sizes[c % NSIZES];
+    const size_t bytes = n * sizeof(float);
+    float *x = NULL, *y = NULL, *pinned = NULL;
+    duo_stream stream = NULL;
+    duo_timer timer = NULL;
+    long before = test_failures;
+
+    CHECK_OK(duo_malloc((void **)&x, bytes));
+    CHECK_OK(duo_malloc((void **)&y, bytes));
+    CHECK_OK(duo_malloc_host((void **)&pinned, bytes));
+    CHECK_OK(duo_stream_create(&stream));
+    CHECK_OK(duo_timer_create(&timer));
+    if (test_failures == before)
+        cycle_work(c, n, in_x + c % OFFSETS, in_y + c % OFFSETS, x, y,
+                   pinned, stream, timer);
+
     CHECK_OK(duo_timer_destroy(timer));
     CHECK_OK(duo_stream_destroy(stream));
     CHECK_OK(duo_free_host(pinned));
