@@ -2,6 +2,7 @@
 #   make serial | openmp | cuda   configure and build that backend
 #   make                          best backend here, run the apps' checks
 #   make test                     serial + openmp suites; compile cuda if nvcc
+#                                 and build a consumer of its install
 #   make compare                  every app on serial and on the fastest other
 #                                 backend here, results compared value by value
 #   make profile                  profile every build here, compare them
@@ -13,6 +14,10 @@
 #                                 profiles/bench-<backend>.{csv,md};
 #                                 make bench-serial|bench-openmp|bench-cuda,
 #                                 BENCH_ARGS=--quick; make bench-deps
+#   make asan                     serial and openmp suites under ASan + UBSan
+#                                 (build/asan-serial, build/asan-openmp)
+#   make valgrind                 every app at small sizes under memcheck
+#   make fuzz                     each libFuzzer target for FUZZ_SECONDS (60)
 #   make clean
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
@@ -21,6 +26,8 @@ CMAKE_FLAGS ?=
 .PHONY: all serial openmp cuda test test-cuda compare clean
 .PHONY: profile profile-serial profile-openmp profile-cuda
 .PHONY: bench bench-serial bench-openmp bench-cuda bench-deps
+.PHONY: asan asan-serial asan-openmp valgrind fuzz
+FUZZ_SECONDS ?= 60
 BENCH_ARGS ?=
 
 all:
@@ -41,7 +48,8 @@ cuda:
 test: serial openmp
 	cd build/serial && ctest --output-on-failure
 	cd build/openmp && ctest --output-on-failure
-	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) --no-print-directory cuda; \
+	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) --no-print-directory cuda && \
+	   cd build/cuda && ctest --output-on-failure -L install; \
 	 else echo "make test: nvcc not found, CUDA build not compiled"; fi
 
 test-cuda: cuda
@@ -67,6 +75,17 @@ bench-serial bench-openmp bench-cuda:
 
 bench-deps:
 	bash ./src/bench/install_deps.sh
+
+asan: asan-serial asan-openmp
+
+asan-serial asan-openmp:
+	JOBS=$(JOBS) CMAKE='$(CMAKE)' CMAKE_FLAGS='$(CMAKE_FLAGS)' bash ./tests/sanitize/run_asan.sh $(@:asan-%=%)
+
+valgrind:
+	JOBS=$(JOBS) CMAKE='$(CMAKE)' bash ./tests/sanitize/run_valgrind.sh
+
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(JOBS) CMAKE='$(CMAKE)' bash ./tests/fuzz/run_fuzz.sh
 
 clean:
 	rm -rf build

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <duo/version.h>
+
 #ifdef __cplusplus
 #define DUO_EXTERN_C extern "C"
 extern "C" {

@@ -12,6 +12,14 @@ int duo_is_initialized(void) { return initialized; }
 
 const char *duo_backend_name(void) { return duo_be_name(); }
 
+#define DUO_STR_(x) #x
+#define DUO_STR(x) DUO_STR_(x)
+const char *duo_version(void)
+{
+    return DUO_STR(DUO_VERSION_MAJOR) "." DUO_STR(DUO_VERSION_MINOR) "."
+        DUO_STR(DUO_VERSION_PATCH);
+}
+
 duo_status duo_init(void)
 {
     if (initialized)

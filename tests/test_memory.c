@@ -259,6 +259,34 @@ static void check_device_bytes(const unsigned char *d,
     free(h);
 }
 
+/* Allocation failure: the pointer is left alone, the status is
+ * out-of-memory and the message names the function.  These requests are
+ * meant to fail, and compute-sanitizer reports each failed cudaMalloc:
+ * tests/gpu_sanitize.sh recognises those reports by this function's name
+ * in their backtrace, so it must stay a function of its own (not static,
+ * never inlined) with this name. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+void test_memory_deliberate_oom(void);
+void test_memory_deliberate_oom(void)
+{
+    test_set_context("error paths, out of memory");
+    const size_t huge[] = {(size_t)1 << 62, SIZE_MAX, SIZE_MAX - 63};
+    for (int h = 0; h < 3; ++h) {
+        void *p = TEST_POISON_PTR;
+        CHECK_STATUS(duo_malloc(&p, huge[h]), DUO_ERROR_OUT_OF_MEMORY);
+        CHECK_MSG(p == TEST_POISON_PTR, "duo_malloc(%zu) changed the "
+                  "pointer to %p", huge[h], p);
+        CHECK_CONTAINS_WORD(duo_last_error(), "duo_malloc");
+        p = TEST_POISON_PTR;
+        CHECK_STATUS(duo_malloc_host(&p, huge[h]), DUO_ERROR_OUT_OF_MEMORY);
+        CHECK_MSG(p == TEST_POISON_PTR, "duo_malloc_host(%zu) changed the "
+                  "pointer to %p", huge[h], p);
+        CHECK_CONTAINS_WORD(duo_last_error(), "duo_malloc_host");
+    }
+}
+
 static void test_errors(void)
 {
     test_set_context("error paths");
@@ -335,22 +363,7 @@ static void test_errors(void)
     CHECK_CONTAINS_WORD(duo_last_error(), "duo_memset");
     CHECK_CONTAINS_WORD(duo_last_error(), "dst");
 
-    /* Allocation failure: the pointer is left alone, the status is
-     * out-of-memory and the message names the function. */
-    test_set_context("error paths, out of memory");
-    const size_t huge[] = {(size_t)1 << 62, SIZE_MAX, SIZE_MAX - 63};
-    for (int h = 0; h < 3; ++h) {
-        void *p = TEST_POISON_PTR;
-        CHECK_STATUS(duo_malloc(&p, huge[h]), DUO_ERROR_OUT_OF_MEMORY);
-        CHECK_MSG(p == TEST_POISON_PTR, "duo_malloc(%zu) changed the "
-                  "pointer to %p", huge[h], p);
-        CHECK_CONTAINS_WORD(duo_last_error(), "duo_malloc");
-        p = TEST_POISON_PTR;
-        CHECK_STATUS(duo_malloc_host(&p, huge[h]), DUO_ERROR_OUT_OF_MEMORY);
-        CHECK_MSG(p == TEST_POISON_PTR, "duo_malloc_host(%zu) changed the "
-                  "pointer to %p", huge[h], p);
-        CHECK_CONTAINS_WORD(duo_last_error(), "duo_malloc_host");
-    }
+    test_memory_deliberate_oom();
 
     /* ... and the library still works. */
     test_set_context("after out of memory");

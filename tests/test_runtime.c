@@ -72,6 +72,28 @@ static void test_status_strings(void)
     test_set_context("%s", "");
 }
 
+/* duo_version() needs no duo_init and matches the headers' macros, which
+ * are numbers (compared independently of the string) in a sane range. */
+static void test_version(void)
+{
+    test_set_context("duo_version");
+    const char *v = duo_version();
+    CHECK(v != NULL);
+    unsigned major = 1000, minor = 1000, patch = 1000;
+    char rest = 0;
+    int fields = v ? sscanf(v, "%u.%u.%u%c", &major, &minor, &patch, &rest)
+                   : 0;
+    CHECK_MSG(fields == 3, "duo_version() = \"%s\": expected exactly "
+              "MAJOR.MINOR.PATCH", v ? v : "(null)");
+    CHECK_EQ_U64(major, DUO_VERSION_MAJOR);
+    CHECK_EQ_U64(minor, DUO_VERSION_MINOR);
+    CHECK_EQ_U64(patch, DUO_VERSION_PATCH);
+    CHECK_EQ_I64(DUO_VERSION, DUO_VERSION_MAJOR * 10000 +
+                 DUO_VERSION_MINOR * 100 + DUO_VERSION_PATCH);
+    CHECK(DUO_VERSION_MINOR < 100 && DUO_VERSION_PATCH < 100);
+    test_set_context("%s", "");
+}
+
 /* Before duo_init(): everything refuses, writes nothing, and says why. */
 static void test_before_init(void)
 {
@@ -387,6 +409,7 @@ static void test_reinit(void)
 int main(void)
 {
     test_status_strings();
+    test_version();
     test_before_init();
     test_init_and_info();
     test_last_error();
