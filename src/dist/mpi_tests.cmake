@@ -56,3 +56,21 @@ foreach(np 2 3)
     PATTERN "duo-dist: rank [0-9]+ of ${np}:.*x is NULL"
     COMMAND $<TARGET_FILE:test_dist_abort>)
 endforeach()
+
+# duo-heat on several ranks: its own --check (bit-for-bit equality with
+# the host reference, on rank 0 after the gather), including 1-row
+# subdomains (7 rows on 4 ranks, boundary rows alone on a rank), and the
+# refusal of more ranks than rows.
+if(TARGET duo-heat)
+  foreach(np 1 2 3 4)
+    duo_mpi_test(mpi_heat_np${np} NP ${np}
+      COMMAND $<TARGET_FILE:duo-heat> 67 35 --steps 101 --check --reps 1)
+  endforeach()
+  duo_mpi_test(mpi_heat_1row NP 4
+    COMMAND $<TARGET_FILE:duo-heat> 7 4 --steps 5 --check --reps 1)
+  duo_mpi_test(mpi_heat_2rows_3cols NP 2
+    COMMAND $<TARGET_FILE:duo-heat> 3 2 --steps 3 --check --reps 1)
+  duo_mpi_fails(mpi_heat_too_many_ranks NP 3
+    PATTERN "3 ranks but only 2 rows"
+    COMMAND $<TARGET_FILE:duo-heat> 5 2)
+endif()
