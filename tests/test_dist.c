@@ -263,6 +263,9 @@ static void make_array(duo_dtype type, size_t n, int flavour, uint64_t seed,
     }
 }
 
+#define IS_NAN(v) test_isnan_f64((double)(v))
+#define NO_NAN(v) 0
+
 /* The contract, computed on this rank alone with duo_reduce on each
  * global chunk of a device copy of the whole array. */
 static double pairwise(const double *v, size_t lo, size_t hi)
@@ -301,21 +304,22 @@ static void contract_reduce(duo_reduce_op op, duo_dtype type,
         } else if (c == 0) {
             memcpy(acc, r, 8);
         } else {
-#define FOLD_T(T)                                                          \
+/* duo's combine: the later value if smaller (larger) or NaN. */
+#define FOLD_T(T, NAN_OF)                                                  \
     do {                                                                   \
         T a, b;                                                            \
         memcpy(&a, acc, sizeof a);                                         \
         memcpy(&b, r, sizeof b);                                           \
-        a = op == DUO_MIN ? DUO_COMBINE_DUO_MIN(a, b)                      \
-                          : DUO_COMBINE_DUO_MAX(a, b);                     \
+        if ((op == DUO_MIN ? b < a : b > a) || NAN_OF(b))                  \
+            a = b;                                                         \
         memcpy(acc, &a, sizeof a);                                         \
     } while (0)
             switch (type) {
-            case DUO_F32: FOLD_T(float); break;
-            case DUO_F64: FOLD_T(double); break;
-            case DUO_I32: FOLD_T(int32_t); break;
-            case DUO_I64: FOLD_T(int64_t); break;
-            case DUO_U64: FOLD_T(uint64_t); break;
+            case DUO_F32: FOLD_T(float, IS_NAN); break;
+            case DUO_F64: FOLD_T(double, IS_NAN); break;
+            case DUO_I32: FOLD_T(int32_t, NO_NAN); break;
+            case DUO_I64: FOLD_T(int64_t, NO_NAN); break;
+            case DUO_U64: FOLD_T(uint64_t, NO_NAN); break;
             }
 #undef FOLD_T
         }
@@ -339,17 +343,17 @@ static size_t host_arg(duo_reduce_op op, duo_dtype type, const void *x,
     size_t best = 0;
     for (size_t i = 1; i < n; ++i) {
         int better = 0;
-#define ARG_T(T)                                                           \
+#define ARG_T(T, NAN_OF)                                                   \
     do {                                                                   \
         const T a = ((const T *)x)[i], b = ((const T *)x)[best];           \
-        better = a != a ? b == b : (op == DUO_MIN ? a < b : a > b);        \
+        better = NAN_OF(a) ? !NAN_OF(b) : (op == DUO_MIN ? a < b : a > b); \
     } while (0)
         switch (type) {
-        case DUO_F32: ARG_T(float); break;
-        case DUO_F64: ARG_T(double); break;
-        case DUO_I32: ARG_T(int32_t); break;
-        case DUO_I64: ARG_T(int64_t); break;
-        case DUO_U64: ARG_T(uint64_t); break;
+        case DUO_F32: ARG_T(float, IS_NAN); break;
+        case DUO_F64: ARG_T(double, IS_NAN); break;
+        case DUO_I32: ARG_T(int32_t, NO_NAN); break;
+        case DUO_I64: ARG_T(int64_t, NO_NAN); break;
+        case DUO_U64: ARG_T(uint64_t, NO_NAN); break;
         }
 #undef ARG_T
         if (better)
