@@ -24,11 +24,11 @@ if(DUO_MPI)
     if(DUO_NCCL_INCLUDE_DIR AND DUO_NCCL_LIBRARY)
       message(STATUS "duo: NCCL found: ${DUO_NCCL_LIBRARY} "
         "(halo rows GPU to GPU through NCCL)")
-      set(DUO_HAVE_NCCL ON)
+      set(DUO_HAVE_NCCL ON CACHE INTERNAL "NCCL found")
     else()
       message(STATUS "duo: NCCL not found (nccl.h, libnccl.so; set "
         "NCCL_HOME): halo rows through CUDA-aware MPI or host buffers")
-      set(DUO_HAVE_NCCL OFF)
+      set(DUO_HAVE_NCCL OFF CACHE INTERNAL "NCCL found")
     endif()
   else()
     list(APPEND DUO_DIST_SOURCES dist/device_host.c)

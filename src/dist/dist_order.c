@@ -20,29 +20,51 @@
 #define MIN(a, b) DUO_COMBINE_DUO_MIN(a, b)
 #define MAX(a, b) DUO_COMBINE_DUO_MAX(a, b)
 
-#define FOLD(v, size, OP)                                   \
-    for (size_t h_ = (size) / 2; h_ > 0; h_ /= 2)           \
-        for (size_t i_ = 0; i_ < h_; ++i_)                  \
-            v[i_] = OP(v[i_], v[i_ + h_])
+/* Step 4 of reduce_order.h, v[i] = v[i] + v[i + h] for h = size/2 .. 1,
+ * when only v[0..active) may differ from the identity.  Entries from
+ * `active` on stay the identity (identity + identity is the identity),
+ * so only i < active is computed: an entry next to the identity still
+ * gets combined with it (for sums that turns -0 into +0, as on the GPU). */
+#define FOLD(v, size, OP, active)                              \
+    do {                                                       \
+        size_t m_ = (active);                                  \
+        for (size_t h_ = (size) / 2; h_ > 0; h_ /= 2) {        \
+            if (m_ > h_)                                       \
+                m_ = h_;                                       \
+            for (size_t i_ = 0; i_ < m_; ++i_)                 \
+                v[i_] = OP(v[i_], v[i_ + h_]);                 \
+        }                                                      \
+    } while (0)
 
-#define BLOCK_FOLD(Acc, v, threads, OP, out)                          \
-    do {                                                              \
-        Acc warps_[(threads) / DUO_REDUCE_WARP];                      \
-        for (size_t w_ = 0; w_ < (threads) / DUO_REDUCE_WARP; ++w_) { \
-            Acc *warp_ = (v) + w_ * DUO_REDUCE_WARP;                  \
-            FOLD(warp_, DUO_REDUCE_WARP, OP);                         \
-            warps_[w_] = warp_[0];                                    \
-        }                                                             \
-        FOLD(warps_, (threads) / DUO_REDUCE_WARP, OP);                \
-        (out) = warps_[0];                                            \
+/* Steps 4 over a block: each warp, then the warps. */
+#define BLOCK_FOLD(Acc, v, threads, OP, IDENTITY, active, out)          \
+    do {                                                                \
+        Acc warps_[(threads) / DUO_REDUCE_WARP];                        \
+        size_t wactive_ = 0;                                            \
+        for (size_t w_ = 0; w_ < (threads) / DUO_REDUCE_WARP; ++w_) {   \
+            warps_[w_] = IDENTITY;                                      \
+            const size_t lo_ = w_ * DUO_REDUCE_WARP;                    \
+            if (lo_ >= (active))                                        \
+                continue;                                               \
+            Acc *warp_ = (v) + lo_;                                     \
+            FOLD(warp_, DUO_REDUCE_WARP, OP, (active) - lo_);           \
+            warps_[w_] = warp_[0];                                      \
+            wactive_ = w_ + 1;                                          \
+        }                                                               \
+        FOLD(warps_, (threads) / DUO_REDUCE_WARP, OP, wactive_);        \
+        (out) = warps_[0];                                              \
     } while (0)
 
 #define DEFINE_SMALL(name, In, Acc, OP, IDENTITY)                        \
     static Acc name(const In *x, size_t n)                               \
     {                                                                    \
         enum { VEC = DUO_REDUCE_VEC(sizeof(In)) };                       \
+        const size_t active = (n + VEC - 1) / VEC; /* threads with data */ \
         Acc thread[DUO_REDUCE_THREADS];                                  \
         for (size_t t = 0; t < DUO_REDUCE_THREADS; ++t) {                \
+            thread[t] = IDENTITY;                                        \
+            if (t >= active)                                             \
+                continue;                                                \
             Acc lane[VEC];                                               \
             for (size_t v = 0; v < VEC; ++v) {                           \
                 const size_t i = t * VEC + v;                            \
@@ -55,13 +77,17 @@
                                  : OP(lane[0], lane[1]);                 \
         }                                                                \
         Acc part;                                                        \
-        BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, OP, part);           \
+        BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, OP, IDENTITY,        \
+                   active, part);                                        \
+        /* Step 5 with one partial: thread 0 of FINAL_THREADS holds it,  \
+         * the rest the identity. */                                     \
         Acc final[DUO_REDUCE_FINAL_THREADS];                             \
-        for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)            \
+        final[0] = OP(IDENTITY, part);                                   \
+        for (size_t t = 1; t < DUO_REDUCE_FINAL_THREADS; ++t)            \
             final[t] = IDENTITY;                                         \
-        final[0] = OP(final[0], part);                                   \
         Acc out;                                                         \
-        BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, OP, out);       \
+        BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, OP, IDENTITY,   \
+                   1, out);                                              \
         return out;                                                      \
     }
 
