@@ -18,12 +18,20 @@
 #                                 (build/asan-serial, build/asan-openmp)
 #   make valgrind                 every app at small sizes under memcheck
 #   make fuzz                     each libFuzzer target for FUZZ_SECONDS (60)
+#   make serial-mpi | openmp-mpi | cuda-mpi
+#                                 the same with the distributed layer on MPI
+#                                 (-DDUO_MPI=ON) into build/<backend>-mpi;
+#                                 installs OpenMPI first where it can
+#   make test-mpi                 serial-mpi, and its CTest label mpi
+#   make compare-mpi              duo-heat on 1..4 ranks vs the serial
+#                                 build, bit for bit (duo-compare --exact)
 #   make clean
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 CMAKE_FLAGS ?=
 
 .PHONY: all serial openmp cuda test test-cuda compare clean
+.PHONY: serial-mpi openmp-mpi cuda-mpi test-mpi compare-mpi mpi-deps
 .PHONY: profile profile-serial profile-openmp profile-cuda
 .PHONY: bench bench-serial bench-openmp bench-cuda bench-deps
 .PHONY: asan asan-serial asan-openmp valgrind fuzz
@@ -44,6 +52,27 @@ cuda:
 	  exit 1; }
 	$(CMAKE) -S . -B build/cuda -DDUO_BACKEND=cuda $(CMAKE_FLAGS)
 	$(CMAKE) --build build/cuda -j $(JOBS)
+
+mpi-deps:
+	bash ./src/dist/install_mpi.sh
+
+serial-mpi openmp-mpi: mpi-deps
+	$(CMAKE) -S . -B build/$@ -DDUO_BACKEND=$(@:%-mpi=%) -DDUO_MPI=ON $(CMAKE_FLAGS)
+	$(CMAKE) --build build/$@ -j $(JOBS)
+
+cuda-mpi: mpi-deps
+	@command -v nvcc >/dev/null 2>&1 || { \
+	  echo "make cuda-mpi: nvcc (the CUDA toolkit) was not found on PATH."; \
+	  echo "  Install the CUDA toolkit, or build a CPU backend: make serial-mpi or make openmp-mpi."; \
+	  exit 1; }
+	$(CMAKE) -S . -B build/cuda-mpi -DDUO_BACKEND=cuda -DDUO_MPI=ON $(CMAKE_FLAGS)
+	$(CMAKE) --build build/cuda-mpi -j $(JOBS)
+
+test-mpi: serial-mpi
+	cd build/serial-mpi && ctest --output-on-failure -L mpi
+
+compare-mpi:
+	@MAKE='$(MAKE)' bash ./src/dist/compare_mpi.sh $(COMPARE_MPI_ARGS)
 
 test: serial openmp
 	cd build/serial && ctest --output-on-failure

@@ -1,5 +1,5 @@
 /*
- * runtime.cu (CUDA) - start-up on the first GPU, device info, synchronize,
+ * runtime.cu (CUDA) - start-up on the chosen (else first) GPU, device info, synchronize,
  * and the translation of CUDA errors into duo statuses and messages.
  */
 #include <stdio.h>
@@ -59,10 +59,15 @@ duo_status duo_be_init(void)
                         err != cudaSuccess ? cudaGetErrorString(err)
                                            : "no CUDA devices");
     }
-    DUO_CUDA_TRY(cudaSetDevice(0), "duo_init");
+    /* The GPU chosen before duo_init (duo_dist_init picks one per
+     * rank), else the first. */
+    int device = 0;
+    DUO_CUDA_TRY(cudaGetDevice(&device), "duo_init");
+    DUO_CUDA_TRY(cudaSetDevice(device), "duo_init");
     DUO_CUDA_TRY(cudaFree(0), "duo_init"); /* create the context now */
     DUO_CUDA_TRY(cudaDeviceGetAttribute(&duo_cuda_sm_count,
-                                        cudaDevAttrMultiProcessorCount, 0),
+                                        cudaDevAttrMultiProcessorCount,
+                                        device),
                  "duo_init");
     return duo_cuda_launch_setup();
 }

@@ -39,6 +39,15 @@
  * A run longer than a second prints its progress to stderr every 10% of
  * the steps (on the GPU, the steps the host has queued).  --dump FILE
  * writes the final grid of the warm-up run ("u", f64, H x W).
+ *
+ * Several ranks (a build with -DDUO_MPI=ON, under mpirun): the rows are
+ * split among the ranks (duo/dist.h), each rank keeps its rows plus one
+ * halo row above and below, and before each step the halos are refreshed
+ * from the neighbours (duo_dist_halo_exchange).  Every value is computed
+ * by the same expression from the same neighbours as on one rank, so the
+ * grid is the same, bit for bit, for any number of ranks and any backend;
+ * rank 0 gathers it for --check and --dump.  More ranks than rows is
+ * refused.  Without MPI the same code runs as rank 0 of 1.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -51,6 +60,7 @@
 #include <time.h>
 
 #include <duo.h>
+#include <duo/dist.h>
 
 #include "app_common.h"
 #include "dump.h"
@@ -104,7 +114,9 @@ static double seconds_now(void)
 typedef struct heat_run {
     size_t w, h, steps;
     double k;
-    double *cur, *next; /* device: the latest grid, and the other one */
+    duo_dist_rows rows; /* this rank's rows of the h x w grid           */
+    double *cur, *next; /* device: (rows.count + 2) x w, halo row above
+                           and below; the latest grid, and the other one */
     int run;            /* runs started so far (1 = the warm-up)      */
     int runs;           /* 1 + reps                                    */
 } heat_run;
@@ -114,8 +126,20 @@ typedef struct heat_run {
 static void run_heat(void *ctx)
 {
     heat_run *r = (heat_run *)ctx;
-    const int interior = r->h >= 3 && r->w >= 3;
     const double t0 = seconds_now();
+    const int several = duo_dist_size() > 1;
+    /* The global interior rows lo..hi-1 that this rank updates; its
+     * storage row i is global row rows.begin - 1 + i.  The kernel's grid
+     * starts one row above lo (h_local rows, the first and last read
+     * only). */
+    const size_t first = r->rows.begin, end = first + r->rows.count;
+    const size_t lo = first > 1 ? first : 1;
+    const size_t hi = end < r->h - 1 ? end : r->h - 1;
+    const int interior = r->h >= 3 && r->w >= 3 && hi > lo;
+    const size_t h_local = interior ? hi - lo + 2 : 0;
+    const size_t offset = (lo - first) * r->w;
+    if (several)
+        DUO_DIST_CHECK(duo_dist_barrier());
     ++r->run;
     size_t done = 0;
     for (int tenth = 1; tenth <= 10; ++tenth) {
@@ -123,16 +147,20 @@ static void run_heat(void *ctx)
         const size_t until = r->steps / 10 * (size_t)tenth +
                              r->steps % 10 * (size_t)tenth / 10;
         for (; done < until; ++done) {
+            if (several)
+                DUO_DIST_CHECK(duo_dist_halo_exchange(DUO_F64, r->cur,
+                                                      &r->rows));
             if (interior)
-                DUO_CHECK(DUO_LAUNCH_2D(heat_step, r->h - 2, r->w - 2,
-                                        r->h, r->w, r->k, r->cur,
-                                        r->next));
+                DUO_DIST_CHECK(DUO_LAUNCH_2D(heat_step, h_local - 2,
+                                             r->w - 2, h_local, r->w, r->k,
+                                             r->cur + offset,
+                                             r->next + offset));
             double *t = r->cur;
             r->cur = r->next;
             r->next = t;
         }
         const double elapsed = seconds_now() - t0;
-        if (elapsed > 1.0 && tenth < 10)
+        if (elapsed > 1.0 && tenth < 10 && duo_dist_rank() == 0)
             fprintf(stderr, "%s: %s run %d of %d: step %zu of %zu (%d%%), "
                     "%.1f s\n", PROG, r->run == 1 ? "warm-up" : "timed",
                     r->run, r->runs, done, r->steps, 10 * tenth, elapsed);
@@ -240,12 +268,24 @@ int main(int argc, char **argv)
     const size_t n = app_count(PROG, "W x H", h, w);
     const size_t bytes = app_bytes(PROG, "W x H", n, sizeof(double));
 
-    app_init(PROG);
+    duo_status st = duo_dist_init(&argc, &argv);
+    if (st != DUO_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
+        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+    }
+    const int rank = duo_dist_rank();
 
+    heat_run run;
+    if (duo_dist_rows_make(h, w, &run.rows) != DUO_SUCCESS) {
+        /* Every rank decides the same (e.g. more ranks than rows). */
+        if (rank == 0)
+            fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
+        duo_dist_finalize();
+        return 2;
+    }
     double *u = (double *)app_host_alloc(PROG, bytes);
     initial_grid(u, w, h, args.seed);
 
-    heat_run run;
     run.w = w;
     run.h = h;
     run.steps = steps;
@@ -253,29 +293,47 @@ int main(int argc, char **argv)
     run.cur = run.next = NULL;
     run.run = 0;
     run.runs = 1 + (int)args.reps; /* reps <= 1000000 (app_parse) */
-    DUO_CHECK(duo_malloc((void **)&run.cur, bytes));
-    DUO_CHECK(duo_malloc((void **)&run.next, bytes));
-    DUO_CHECK(duo_memcpy(run.cur, u, bytes, DUO_HOST_TO_DEVICE));
-    DUO_CHECK(duo_memcpy(run.next, u, bytes, DUO_HOST_TO_DEVICE));
+    /* This rank's rows and the rows next to them that exist. */
+    const size_t local = (run.rows.count + 2) * w;
+    const size_t above = run.rows.begin > 0 ? 1 : 0;
+    const size_t below = run.rows.begin + run.rows.count < h ? 1 : 0;
+    const size_t copy_rows = run.rows.count + above + below;
+    double *src = u + (run.rows.begin - above) * w;
+    DUO_DIST_CHECK(duo_malloc((void **)&run.cur, local * sizeof(double)));
+    DUO_DIST_CHECK(duo_malloc((void **)&run.next, local * sizeof(double)));
+    DUO_DIST_CHECK(duo_memset(run.cur, 0, local * sizeof(double)));
+    DUO_DIST_CHECK(duo_memset(run.next, 0, local * sizeof(double)));
+    DUO_DIST_CHECK(duo_memcpy(run.cur + (1 - above) * w, src,
+                              copy_rows * w * sizeof(double),
+                              DUO_HOST_TO_DEVICE));
+    DUO_DIST_CHECK(duo_memcpy(run.next + (1 - above) * w, src,
+                              copy_rows * w * sizeof(double),
+                              DUO_HOST_TO_DEVICE));
 
     /* Warm-up, which is also the checked and dumped run. */
     run_heat(&run);
     memset(u, 0xff, bytes);
-    DUO_CHECK(duo_memcpy(u, run.cur, bytes, DUO_DEVICE_TO_HOST));
+    const duo_dist_range mine = duo_dist_rows_range(&run.rows);
+    DUO_DIST_CHECK(duo_dist_gather(DUO_F64, run.cur + w, &mine, u, 0));
 
     const double ms = app_time_median_ms(run_heat, &run, args.reps);
     const size_t updates = (h >= 3 && w >= 3) ? (h - 2) * (w - 2) : 0;
     char size[64], extra[96];
     snprintf(size, sizeof size, "%zux%zu", w, h);
-    snprintf(extra, sizeof extra, "steps=%zu k=%g", steps, k);
-    app_print_result(PROG, size, extra, args.reps, ms, "Gcell/s",
-                     (double)updates * (double)steps);
+    if (duo_dist_size() > 1)
+        snprintf(extra, sizeof extra, "steps=%zu k=%g ranks=%d", steps, k,
+                 duo_dist_size());
+    else
+        snprintf(extra, sizeof extra, "steps=%zu k=%g", steps, k);
+    if (rank == 0)
+        app_print_result(PROG, size, extra, args.reps, ms, "Gcell/s",
+                         (double)updates * (double)steps);
 
     int failed = 0;
-    if (args.check)
+    if (args.check && rank == 0)
         failed = check_heat(w, h, steps, k, args.seed, u);
 
-    if (dump_path != NULL) {
+    if (dump_path != NULL && rank == 0) {
         dump_writer *d = dump_open(dump_path, PROG, argc, argv);
         const size_t dims[2] = {h, w};
         dump_array(d, "u", DUO_F64, 2, dims, u);
@@ -283,9 +341,9 @@ int main(int argc, char **argv)
             failed = 1;
     }
 
-    DUO_CHECK(duo_free(run.cur));
-    DUO_CHECK(duo_free(run.next));
+    DUO_DIST_CHECK(duo_free(run.cur));
+    DUO_DIST_CHECK(duo_free(run.next));
     free(u);
-    DUO_CHECK(duo_finalize());
+    DUO_DIST_CHECK(duo_dist_finalize());
     return failed;
 }

@@ -1,0 +1,226 @@
+/*
+ * dist.cu (CUDA, built with -DDUO_MPI=ON) - src/dist/device.h for GPU
+ * memory: one GPU per rank, and halo rows moved GPU to GPU.
+ *
+ * Halo path, chosen once in dist_dev_setup and printed by rank 0:
+ *   nccl            ncclSend/ncclRecv between device buffers (built with
+ *                   NCCL: the fastest over NVLink, no host copy);
+ *   cuda-aware-mpi  MPI on device pointers, where the MPI library says it
+ *                   can (MPIX_Query_cuda_support, OpenMPI's extension);
+ *   staged          device -> pinned host -> MPI -> pinned host -> device.
+ * DUO_DIST_HALO=nccl|cuda-aware-mpi|staged forces one (to compare them);
+ * one that is not available is an error naming what is.
+ *
+ * NCCL's NVLink multicast (NVLS) is not needed for point-to-point work;
+ * the scripts that launch duo set NCCL_NVLS_ENABLE=0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI && defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
+#ifdef DUO_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+#include "cuda_check.h"
+#include "dist/comm.h"
+#include "dist/device.h"
+
+static const char *halo_path = "none";
+static void *stage;        /* pinned host: 4 rows (2 out, 2 in) */
+static size_t stage_bytes;
+#ifdef DUO_HAVE_NCCL
+static ncclComm_t nccl_comm;
+static int nccl_ready;
+
+#define NCCL_TRY(call, where)                                              \
+    do {                                                                   \
+        ncclResult_t nccl_res_ = (call);                                   \
+        if (nccl_res_ != ncclSuccess)                                      \
+            return duo_fail(DUO_ERROR_BACKEND, where, "%s failed: %s",     \
+                            #call, ncclGetErrorString(nccl_res_));         \
+    } while (0)
+#endif
+
+extern "C" duo_status dist_dev_select(int local_rank)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        return DUO_SUCCESS; /* duo_init says there is no GPU */
+    }
+    DUO_CUDA_TRY(cudaSetDevice(local_rank % count), "duo_dist_init");
+    return DUO_SUCCESS;
+}
+
+static int mpi_is_cuda_aware(void)
+{
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef DUO_HAVE_NCCL
+static duo_status nccl_setup(int rank, int size)
+{
+    ncclUniqueId id;
+    if (rank == 0)
+        NCCL_TRY(ncclGetUniqueId(&id), "duo_dist_init");
+    if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+        return duo_fail(DUO_ERROR_BACKEND, "duo_dist_init",
+                        "MPI_Bcast of the NCCL id failed");
+    NCCL_TRY(ncclCommInitRank(&nccl_comm, size, id, rank), "duo_dist_init");
+    nccl_ready = 1;
+    return DUO_SUCCESS;
+}
+#endif
+
+extern "C" duo_status dist_dev_setup(int rank, int size)
+{
+    if (size == 1) {
+        halo_path = "none";
+        return DUO_SUCCESS;
+    }
+    const char *want = getenv("DUO_DIST_HALO");
+    if (want != NULL && *want == '\0')
+        want = NULL;
+#ifdef DUO_HAVE_NCCL
+    const int have_nccl = 1;
+#else
+    const int have_nccl = 0;
+#endif
+    const int aware = mpi_is_cuda_aware();
+    if (want == NULL)
+        halo_path = have_nccl ? "nccl" : aware ? "cuda-aware-mpi" : "staged";
+    else if ((strcmp(want, "nccl") == 0 && have_nccl) ||
+             (strcmp(want, "cuda-aware-mpi") == 0 && aware) ||
+             strcmp(want, "staged") == 0)
+        halo_path = strcmp(want, "nccl") == 0             ? "nccl"
+                    : strcmp(want, "cuda-aware-mpi") == 0 ? "cuda-aware-mpi"
+                                                          : "staged";
+    else
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_dist_init",
+                        "DUO_DIST_HALO=%s is not available here; NCCL %s, "
+                        "CUDA-aware MPI %s, staged always", want,
+                        have_nccl ? "yes" : "no (not found at build time)",
+                        aware ? "yes" : "no");
+#ifdef DUO_HAVE_NCCL
+    if (strcmp(halo_path, "nccl") == 0)
+        return nccl_setup(rank, size);
+#endif
+    return DUO_SUCCESS;
+}
+
+extern "C" void dist_dev_teardown(void)
+{
+#ifdef DUO_HAVE_NCCL
+    if (nccl_ready)
+        (void)ncclCommDestroy(nccl_comm);
+    nccl_ready = 0;
+#endif
+    if (stage != NULL)
+        (void)duo_free_host(stage);
+    stage = NULL;
+    stage_bytes = 0;
+}
+
+extern "C" const char *dist_dev_halo_path(void) { return halo_path; }
+
+static dist_msg msg(void *buf, size_t bytes, int peer, int tag)
+{
+    dist_msg m;
+    m.buf = buf;
+    m.bytes = bytes;
+    m.peer = peer;
+    m.tag = tag;
+    return m;
+}
+
+/* Tag 1: a row travelling up; tag 2: down.  The caller waited for the
+ * device already. */
+static duo_status mpi_halo(const void *send_up, void *recv_up, int up,
+                           const void *send_down, void *recv_down, int down,
+                           size_t bytes)
+{
+    dist_msg sends[2], recvs[2];
+    int ns = 0, nr = 0;
+    if (up >= 0) {
+        sends[ns++] = msg((void *)send_up, bytes, up, 1);
+        recvs[nr++] = msg(recv_up, bytes, up, 2);
+    }
+    if (down >= 0) {
+        sends[ns++] = msg((void *)send_down, bytes, down, 2);
+        recvs[nr++] = msg(recv_down, bytes, down, 1);
+    }
+    return dist_comm_exchange("duo_dist_halo_exchange", sends, ns, recvs,
+                              nr);
+}
+
+extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
+                                    int up, const void *send_down,
+                                    void *recv_down, int down, size_t bytes)
+{
+    static const char *const where = "duo_dist_halo_exchange";
+#ifdef DUO_HAVE_NCCL
+    if (nccl_ready) {
+        NCCL_TRY(ncclGroupStart(), where);
+        if (up >= 0) {
+            NCCL_TRY(ncclSend(send_up, bytes, ncclChar, up, nccl_comm, 0),
+                     where);
+            NCCL_TRY(ncclRecv(recv_up, bytes, ncclChar, up, nccl_comm, 0),
+                     where);
+        }
+        if (down >= 0) {
+            NCCL_TRY(ncclSend(send_down, bytes, ncclChar, down, nccl_comm, 0),
+                     where);
+            NCCL_TRY(ncclRecv(recv_down, bytes, ncclChar, down, nccl_comm, 0),
+                     where);
+        }
+        NCCL_TRY(ncclGroupEnd(), where);
+        DUO_CUDA_TRY(cudaStreamSynchronize(0), where);
+        return DUO_SUCCESS;
+    }
+#endif
+    if (strcmp(halo_path, "cuda-aware-mpi") == 0)
+        return mpi_halo(send_up, recv_up, up, send_down, recv_down, down,
+                        bytes);
+    /* Staged: rows 0, 1 of the pinned buffer go out (up, down), rows 2, 3
+     * come in. */
+    if (stage_bytes < 4 * bytes) {
+        if (stage != NULL)
+            (void)duo_free_host(stage);
+        stage = NULL;
+        stage_bytes = 0;
+        duo_status st = duo_malloc_host(&stage, 4 * bytes);
+        if (st != DUO_SUCCESS)
+            return st;
+        stage_bytes = 4 * bytes;
+    }
+    char *h = (char *)stage;
+    if (up >= 0)
+        DUO_CUDA_TRY(cudaMemcpy(h, send_up, bytes, cudaMemcpyDeviceToHost),
+                     where);
+    if (down >= 0)
+        DUO_CUDA_TRY(cudaMemcpy(h + bytes, send_down, bytes,
+                                cudaMemcpyDeviceToHost), where);
+    duo_status st = mpi_halo(h, h + 2 * bytes, up, h + bytes, h + 3 * bytes,
+                             down, bytes);
+    if (st != DUO_SUCCESS)
+        return st;
+    if (up >= 0)
+        DUO_CUDA_TRY(cudaMemcpy(recv_up, h + 2 * bytes, bytes,
+                                cudaMemcpyHostToDevice), where);
+    if (down >= 0)
+        DUO_CUDA_TRY(cudaMemcpy(recv_down, h + 3 * bytes, bytes,
+                                cudaMemcpyHostToDevice), where);
+    return DUO_SUCCESS;
+}

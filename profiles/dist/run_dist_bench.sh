@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# run_dist_bench.sh OUTDIR [BACKEND [NP [SIZE [STEPS]]]]
+#
+# The distributed layer's reference run, one command, everything logged
+# under OUTDIR (report.md is the summary):
+#   1. make <BACKEND>-mpi (cuda on a GPU machine: NCCL is used when found)
+#      and its mpi-labelled tests (1..4 ranks);
+#   2. make compare-mpi: duo-heat on 1..4 ranks vs the serial build, bit
+#      for bit;
+#   3. duo-dist-bench on NP ranks: duo_dist_reduce vs MPI_Allreduce /
+#      ncclAllReduce on one 8-byte value, halo exchange vs MPI_Sendrecv;
+#   4. duo-heat strong scaling (SIZE x SIZE on 1..NP ranks) and weak
+#      scaling (SIZE x SIZE per rank), STEPS steps, median of 5 runs.
+#
+# Defaults: BACKEND cuda if nvidia-smi lists a GPU, else serial; NP = the
+# GPUs (else 2); SIZE 8192 on GPUs, 2048 on CPUs; STEPS 200 / 50.
+# On the 2-GPU machine:  bash profiles/dist/run_dist_bench.sh dist-h200x2
+set -uo pipefail
+
+out=${1:?usage: $0 OUTDIR [BACKEND [NP [SIZE [STEPS]]]]}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+gpus=0
+if command -v nvidia-smi >/dev/null 2>&1; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU [0-9]' || true)
+fi
+backend=${2:-$([ "$gpus" -gt 0 ] && echo cuda || echo serial)}
+np=${3:-$([ "$gpus" -gt 1 ] && echo "$gpus" || echo 2)}
+size=${4:-$([ "$backend" = cuda ] && echo 8192 || echo 2048)}
+steps=${5:-$([ "$backend" = cuda ] && echo 200 || echo 50)}
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NCCL_NVLS_ENABLE=0          # no NVLink multicast
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+flags=(--oversubscribe)
+if [ "$backend" = cuda ]; then flags+=(--bind-to none); fi
+report="$out/report.md"
+say() { echo "$*" | tee -a "$report"; }
+: >"$report"
+
+say "# duo distributed layer: $backend, $np ranks"
+say ""
+say "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); host: $(uname -n)"
+say "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc --all) cores)"
+[ "$gpus" -gt 0 ] && say "- gpus: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+say "- mpi: $(mpirun --version 2>/dev/null | head -n 1)"
+say "- command: bash profiles/dist/run_dist_bench.sh $*"
+say ""
+
+status=0
+echo "== build" >&2
+if ! make "$backend-mpi" >"$out/build.log" 2>&1; then
+  say "build failed: see build.log"; exit 1
+fi
+grep -E "duo: (MPI|NCCL)" "$out/build.log" | sed 's/^-- /- /' | tee -a "$report"
+say ""
+
+echo "== tests" >&2
+(cd "build/$backend-mpi" && ctest -L mpi --output-on-failure) >"$out/tests.log" 2>&1 || status=1
+say "## Tests (ctest -L mpi)"
+say ""
+say "$(grep -E 'tests passed|tests failed' "$out/tests.log")"
+say ""
+
+echo "== compare-mpi" >&2
+make compare-mpi COMPARE_MPI_ARGS="$backend 4" >"$out/compare-mpi.log" 2>&1 || status=1
+say "## make compare-mpi ($backend, 1..4 ranks vs serial)"
+say ""
+say '```'
+sed -n '/^app /,$p' "$out/compare-mpi.log" | tee -a "$report" >/dev/null
+say '```'
+say ""
+
+echo "== duo-dist-bench" >&2
+say "## duo-dist-bench, $np ranks"
+say ""
+mpirun "${flags[@]}" -np "$np" "build/$backend-mpi/bin/duo-dist-bench" \
+  >"$out/dist-bench.log" 2>&1 || status=1
+grep -v '^duo-dist: ' "$out/dist-bench.log" | tee -a "$report" >/dev/null
+say ""
+
+echo "== heat scaling" >&2
+heat() { # ranks W H -> median ms
+  local log="$out/heat-np$1-$2x$3.log"
+  mpirun "${flags[@]}" -np "$1" "build/$backend-mpi/bin/duo-heat" "$2" "$3" \
+    --steps "$steps" --reps 5 >"$log" 2>&1 || status=1
+  sed -n 's/.* median_ms=\([^ ]*\).*/\1/p' "$log" | head -n 1
+}
+say "## duo-heat scaling, $steps steps, median of 5 runs"
+say ""
+say "| kind | ranks | grid | median ms | efficiency |"
+say "|---|---|---|---|---|"
+t1=$(heat 1 "$size" "$size")
+say "| strong | 1 | ${size}x${size} | $t1 | 1.000 |"
+for p in $(seq 2 "$np"); do
+  tp=$(heat "$p" "$size" "$size")
+  eff=$(awk -v a="$t1" -v b="$tp" -v p="$p" 'BEGIN { if (b > 0) printf "%.3f", a / (p * b); else print "-" }')
+  say "| strong | $p | ${size}x${size} | $tp | $eff |"
+done
+for p in $(seq 2 "$np"); do
+  rows=$((size * p))
+  tp=$(heat "$p" "$size" "$rows")
+  eff=$(awk -v a="$t1" -v b="$tp" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')
+  say "| weak | $p | ${size}x${rows} | $tp | $eff |"
+done
+say ""
+say "Strong efficiency = T(1) / (P T(P)); weak = T(1) / T(P) with SIZE x SIZE per rank."
+echo "run_dist_bench: report in $report (status $status)" >&2
+exit $status

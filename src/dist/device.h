@@ -1,0 +1,39 @@
+/*
+ * device.h - what the distributed layer asks of the backend's memory:
+ * choosing this rank's GPU, and moving halo rows between device buffers.
+ * device_host.c serves the CPU builds (device memory is host memory, so
+ * MPI reads it directly) and the single-process CUDA build;
+ * backend_cuda/dist.cu serves the CUDA build with MPI (NCCL, CUDA-aware
+ * MPI, or copies staged through pinned host buffers).
+ */
+#ifndef DUO_DIST_DEVICE_H
+#define DUO_DIST_DEVICE_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Before duo_init: make GPU local_rank % count the one duo uses. */
+duo_status dist_dev_select(int local_rank);
+/* After duo_init: set up the halo path (and NCCL); rank 0 says which. */
+duo_status dist_dev_setup(int rank, int size);
+void dist_dev_teardown(void);
+/* "host", "nccl", "cuda-aware-mpi", "staged" or "none". */
+const char *dist_dev_halo_path(void);
+
+/* One halo step between device buffers of `bytes` bytes each: send_up
+ * goes to rank `up` (whose recv_down receives it) and recv_up receives
+ * from `up`; likewise down.  up/down < 0: no neighbour on that side. */
+duo_status dist_dev_halo(const void *send_up, void *recv_up, int up,
+                         const void *send_down, void *recv_down, int down,
+                         size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DUO_DIST_DEVICE_H */

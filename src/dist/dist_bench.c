@@ -1,0 +1,265 @@
+/*
+ * dist_bench.c - duo-dist-bench: the distributed layer against the raw
+ * library call a user would otherwise write, in the same run on the same
+ * ranks (built with -DDUO_MPI=ON):
+ *
+ *   reduce   duo_dist_reduce of one f64 per rank (an 8-byte value)
+ *            vs MPI_Allreduce of one double on host memory, and, in a
+ *            CUDA build with NCCL, vs ncclAllReduce of one device double
+ *            followed by its copy to the host (what a caller needs);
+ *   reduce-large  duo_dist_reduce of 2^20 f64 per rank (information: the
+ *            chunked, reproducible sum vs an MPI_Allreduce of local sums);
+ *   halo     duo_dist_halo_exchange of one row of W doubles each way vs
+ *            MPI_Sendrecv of host rows (CPU) -- the halo path is printed.
+ *
+ * Each figure is the median over R repeats of the mean time of K calls,
+ * after a warm-up, with a barrier before each repeat; ratio = duo's time
+ * over the yardstick's.  Rank 0 prints a Markdown table.
+ *
+ *   mpirun -np P build/<b>-mpi/bin/duo-dist-bench [--reps R] [--calls K]
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+#ifdef DUO_HAVE_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
+
+#include <duo.h>
+#include <duo/dist.h>
+
+static int reps = 15, calls = 200;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef void (*op_fn)(void *ctx);
+
+/* Median over reps of the mean time of `calls` calls, in microseconds;
+ * every rank takes the largest of the ranks' times for each repeat. */
+static double time_us(op_fn fn, void *ctx)
+{
+    double *t = (double *)malloc((size_t)reps * sizeof(double));
+    for (int i = 0; i < calls / 10 + 1; ++i)
+        fn(ctx);
+    for (int r = 0; r < reps; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = now_s();
+        for (int i = 0; i < calls; ++i)
+            fn(ctx);
+        double mine = (now_s() - t0) / calls * 1e6, worst = 0.0;
+        MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t[r] = worst;
+    }
+    qsort(t, (size_t)reps, sizeof(double), cmp_double);
+    const double m = t[reps / 2];
+    free(t);
+    return m;
+}
+
+typedef struct bench {
+    double *x;           /* device: this rank's elements */
+    duo_dist_range range;
+    double host_value, result;
+    double *row_send, *row_recv; /* host rows for the halo yardstick */
+    size_t cols;
+    duo_dist_rows rows;
+    double *field;       /* device: (count + 2) x cols */
+#ifdef DUO_HAVE_NCCL
+    ncclComm_t nccl;
+    double *dev_in, *dev_out;
+#endif
+} bench;
+
+static void dist_reduce_call(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    DUO_DIST_CHECK(duo_dist_reduce(DUO_SUM, DUO_F64, b->x, &b->range,
+                                   &b->result));
+}
+
+static void mpi_reduce_op(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    MPI_Allreduce(&b->host_value, &b->result, 1, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+}
+
+/* The yardstick for a large array: each rank sums its piece with
+ * duo_reduce, then one MPI_Allreduce (fast, but its bits depend on the
+ * number of ranks). */
+static void mpi_large_op(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    double local = 0.0;
+    DUO_DIST_CHECK(duo_reduce(DUO_SUM, DUO_F64, b->x, b->range.count,
+                              &local));
+    MPI_Allreduce(&local, &b->result, 1, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+}
+
+#ifdef DUO_HAVE_NCCL
+static void nccl_reduce_op(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    ncclAllReduce(b->dev_in, b->dev_out, 1, ncclDouble, ncclSum, b->nccl, 0);
+    cudaMemcpy(&b->result, b->dev_out, sizeof(double),
+               cudaMemcpyDeviceToHost);
+}
+#endif
+
+static void duo_halo_op(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    DUO_DIST_CHECK(duo_dist_halo_exchange(DUO_F64, b->field, &b->rows));
+}
+
+static void mpi_halo_op(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    const int rank = duo_dist_rank(), size = duo_dist_size();
+    const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    const int down = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
+    const int n = (int)b->cols;
+    MPI_Sendrecv(b->row_send, n, MPI_DOUBLE, up, 1, b->row_recv + n, n,
+                 MPI_DOUBLE, down, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(b->row_send + n, n, MPI_DOUBLE, down, 2, b->row_recv, n,
+                 MPI_DOUBLE, up, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void row(const char *what, double duo_us, const char *yard,
+                double yard_us)
+{
+    if (duo_dist_rank() != 0)
+        return;
+    if (yard_us > 0)
+        printf("| %s | %.2f | %s | %.2f | %.3f |\n", what, duo_us, yard,
+               yard_us, duo_us / yard_us);
+    else
+        printf("| %s | %.2f | %s | - | - |\n", what, duo_us, yard);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    DUO_DIST_CHECK(duo_dist_init(&argc, &argv));
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
+            calls = atoi(argv[++i]);
+        else
+            duo_dist_abort("duo-dist-bench", "unknown argument '%s'; use "
+                           "--reps R --calls K", argv[i]);
+    }
+    if (reps < 1 || calls < 1)
+        duo_dist_abort("duo-dist-bench", "--reps and --calls must be >= 1");
+    const int rank = duo_dist_rank(), size = duo_dist_size();
+    bench b;
+    memset(&b, 0, sizeof b);
+    if (rank == 0) {
+        duo_device_info info;
+        DUO_DIST_CHECK(duo_device_info_get(&info));
+        printf("duo-dist-bench: %d ranks, backend %s (%s), halo path %s, "
+               "median of %d repeats of %d calls\n\n", size,
+               duo_backend_name(), info.name, duo_dist_halo_path(), reps,
+               calls);
+        printf("| measurement | duo us | yardstick | yardstick us | "
+               "ratio |\n|---|---|---|---|---|\n");
+    }
+
+    /* One 8-byte value per rank. */
+    b.host_value = 1.0 + rank;
+    DUO_DIST_CHECK(duo_malloc((void **)&b.x, sizeof(double)));
+    DUO_DIST_CHECK(duo_memcpy(b.x, &b.host_value, sizeof(double),
+                              DUO_HOST_TO_DEVICE));
+    DUO_DIST_CHECK(duo_dist_block_1d((size_t)size, size, rank, &b.range));
+    const double t_duo = time_us(dist_reduce_call, &b);
+    const double t_mpi = time_us(mpi_reduce_op, &b);
+    row("duo_dist_reduce sum f64, 1 value per rank", t_duo,
+        "MPI_Allreduce (host double)", t_mpi);
+#ifdef DUO_HAVE_NCCL
+    {
+        ncclUniqueId id;
+        if (rank == 0)
+            ncclGetUniqueId(&id);
+        MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (ncclCommInitRank(&b.nccl, size, id, rank) != ncclSuccess)
+            duo_dist_abort("duo-dist-bench", "ncclCommInitRank failed");
+        cudaMalloc((void **)&b.dev_in, sizeof(double));
+        cudaMalloc((void **)&b.dev_out, sizeof(double));
+        cudaMemcpy(b.dev_in, &b.host_value, sizeof(double),
+                   cudaMemcpyHostToDevice);
+        const double t_nccl = time_us(nccl_reduce_op, &b);
+        row("duo_dist_reduce sum f64, 1 value per rank", t_duo,
+            "ncclAllReduce + copy to host", t_nccl);
+        cudaFree(b.dev_in);
+        cudaFree(b.dev_out);
+        ncclCommDestroy(b.nccl);
+    }
+#endif
+    DUO_DIST_CHECK(duo_free(b.x));
+
+    /* 2^20 doubles per rank. */
+    {
+        const size_t n_local = (size_t)1 << 20;
+        double *h = (double *)malloc(n_local * sizeof(double));
+        for (size_t i = 0; i < n_local; ++i)
+            h[i] = 1.0 / (double)(i + 1 + (size_t)rank);
+        DUO_DIST_CHECK(duo_malloc((void **)&b.x, n_local * sizeof(double)));
+        DUO_DIST_CHECK(duo_memcpy(b.x, h, n_local * sizeof(double),
+                                  DUO_HOST_TO_DEVICE));
+        free(h);
+        DUO_DIST_CHECK(duo_dist_block_1d(n_local * (size_t)size, size, rank,
+                                         &b.range));
+        const int saved = calls;
+        calls = calls / 10 > 0 ? calls / 10 : 1;
+        const double t1 = time_us(dist_reduce_call, &b);
+        const double t2 = time_us(mpi_large_op, &b);
+        calls = saved;
+        row("duo_dist_reduce sum f64, 2^20 per rank", t1,
+            "duo_reduce + MPI_Allreduce (rank-count dependent bits)", t2);
+        DUO_DIST_CHECK(duo_free(b.x));
+    }
+
+    /* Halo rows. */
+    static const size_t widths[] = {1024, 8192};
+    for (int k = 0; k < 2; ++k) {
+        b.cols = widths[k];
+        DUO_DIST_CHECK(duo_dist_rows_make((size_t)size * 4, b.cols, &b.rows));
+        const size_t len = (b.rows.count + 2) * b.cols;
+        DUO_DIST_CHECK(duo_malloc((void **)&b.field, len * sizeof(double)));
+        DUO_DIST_CHECK(duo_memset(b.field, 0, len * sizeof(double)));
+        b.row_send = (double *)calloc(2 * b.cols, sizeof(double));
+        b.row_recv = (double *)calloc(2 * b.cols, sizeof(double));
+        const double t1 = time_us(duo_halo_op, &b);
+        const double t2 = time_us(mpi_halo_op, &b);
+        char what[96];
+        snprintf(what, sizeof what, "duo_dist_halo_exchange f64, %zu-wide "
+                 "rows (%s)", b.cols, duo_dist_halo_path());
+        row(what, t1, "MPI_Sendrecv x2 of host rows", t2);
+        DUO_DIST_CHECK(duo_free(b.field));
+        free(b.row_send);
+        free(b.row_recv);
+    }
+    DUO_DIST_CHECK(duo_dist_finalize());
+    return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * dist_halo.c - duo_dist_halo_exchange: checks, neighbours, then the
+ * backend's path (device.h) moves the rows.
+ */
+#include <stdint.h>
+
+#include "device.h"
+#include "dist_internal.h"
+
+duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
+                                  const duo_dist_rows *rows)
+{
+    static const char *const where = "duo_dist_halo_exchange";
+    duo_status st = dist_require_init(where);
+    const size_t esz = duo_dtype_size(type);
+    if (st == DUO_SUCCESS && esz == 0)
+        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                      "type = %d is not a duo_dtype; use DUO_F32 or DUO_F64 "
+                      "(any duo type is accepted)", (int)type);
+    if (st == DUO_SUCCESS && rows == NULL)
+        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                      "rows is NULL; pass the decomposition from "
+                      "duo_dist_rows_make");
+    if (st == DUO_SUCCESS &&
+        (rows->count == 0 || rows->cols == 0 || rows->begin >= rows->rows ||
+         rows->count > rows->rows - rows->begin))
+        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                      "rows describes %zu rows from %zu of a %zu x %zu "
+                      "field; expected at least one row inside it (use "
+                      "duo_dist_rows_make)", rows->count, rows->begin,
+                      rows->rows, rows->cols);
+    if (st == DUO_SUCCESS && rows->cols > SIZE_MAX / esz / (rows->count + 2))
+        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                      "(count + 2) x cols elements overflow size_t");
+    if (st == DUO_SUCCESS && field == NULL)
+        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                      "field is NULL; pass device memory of (count + 2) x "
+                      "cols = %zu x %zu elements", rows->count + 2,
+                      rows->cols);
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
+    const int up = rows->begin > 0 ? duo_dist_state.rank - 1 : -1;
+    const int down =
+        rows->begin + rows->count < rows->rows ? duo_dist_state.rank + 1 : -1;
+    if (up >= duo_dist_state.size || down >= duo_dist_state.size ||
+        (up < 0 && duo_dist_state.rank > 0) ||
+        (down < 0 && duo_dist_state.rank + 1 < duo_dist_state.size))
+        return dist_collective_failed(duo_fail(
+            DUO_ERROR_INVALID_ARGUMENT, where,
+            "rows (%zu from %zu of %zu) is not this rank's block of %d "
+            "ranks; use duo_dist_rows_make", rows->count, rows->begin,
+            rows->rows, duo_dist_state.size));
+    if (up < 0 && down < 0)
+        return DUO_SUCCESS;
+    /* Kernels that wrote the rows may still be running. */
+    st = duo_synchronize();
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
+    const size_t row = rows->cols * esz;
+    char *f = (char *)field;
+    st = dist_dev_halo(f + row, f, up, f + rows->count * row,
+                       f + (rows->count + 1) * row, down, row);
+    return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+}

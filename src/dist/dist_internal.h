@@ -1,0 +1,40 @@
+/*
+ * dist_internal.h - state and helpers shared by the files of src/dist.
+ */
+#ifndef DUO_DIST_INTERNAL_H
+#define DUO_DIST_INTERNAL_H
+
+#include <duo/dist.h>
+
+#include "backend.h"
+
+/* This process's place, set by duo_dist_init (rank 0 of 1 before). */
+typedef struct dist_state {
+    int rank, size, local_rank;
+    int initialized;
+    int abort_on_error;
+} dist_state;
+
+extern dist_state duo_dist_state;
+
+/* A collective call failed on this rank with `status` (message already
+ * recorded): end every rank, or return the status, as the error mode
+ * says. */
+duo_status dist_collective_failed(duo_status status);
+
+/* Fails unless duo_dist_init has succeeded (names `where`). */
+duo_status dist_require_init(const char *where);
+
+/*
+ * Reduce n <= DUO_DIST_INLINE host elements in exactly duo_reduce's
+ * order (src/reduce_order.h, for one chunk of one step), so that a tiny
+ * reduction needs no device round trip.  result as duo_reduce's.
+ * test_dist checks it bit for bit against duo_reduce.
+ */
+void dist_small_reduce(duo_reduce_op op, duo_dtype type, const void *x,
+                       size_t n, void *result);
+
+/* Free the device scratch duo_dist_reduce keeps (duo_dist_finalize). */
+void dist_reduce_release(void);
+
+#endif /* DUO_DIST_INTERNAL_H */

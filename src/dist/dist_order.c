@@ -1,0 +1,134 @@
+/*
+ * dist_order.c - duo_reduce's order (src/reduce_order.h) on the host, for
+ * the few elements of a reduction small enough to travel inside the
+ * ranks' first message (n <= DUO_DIST_INLINE).  Every rank then finishes
+ * the reduction itself, with no device round trip, in the same bits as
+ * duo_reduce.
+ *
+ * With n <= LANES there is one chunk of one step: lane l holds element l
+ * (the identity beyond n), each thread pairs its VEC lanes, the block
+ * folds in warps and then across warps; the final pass puts the one
+ * partial in thread 0 of FINAL_THREADS and folds again.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "dist_internal.h"
+#include "reduce_order.h"
+
+#define SUM(a, b) ((a) + (b))
+#define MIN(a, b) DUO_COMBINE_DUO_MIN(a, b)
+#define MAX(a, b) DUO_COMBINE_DUO_MAX(a, b)
+
+/* Step 4 of reduce_order.h, v[i] = v[i] + v[i + h] for h = size/2 .. 1,
+ * when only v[0..active) may differ from the identity.  Entries from
+ * `active` on stay the identity (identity + identity is the identity),
+ * so only i < active is computed: an entry next to the identity still
+ * gets combined with it (for sums that turns -0 into +0, as on the GPU). */
+#define FOLD(v, size, OP, active)                              \
+    do {                                                       \
+        size_t m_ = (active);                                  \
+        for (size_t h_ = (size) / 2; h_ > 0; h_ /= 2) {        \
+            if (m_ > h_)                                       \
+                m_ = h_;                                       \
+            for (size_t i_ = 0; i_ < m_; ++i_)                 \
+                v[i_] = OP(v[i_], v[i_ + h_]);                 \
+        }                                                      \
+    } while (0)
+
+/* Steps 4 over a block: each warp, then the warps. */
+#define BLOCK_FOLD(Acc, v, threads, OP, IDENTITY, active, out)          \
+    do {                                                                \
+        Acc warps_[(threads) / DUO_REDUCE_WARP];                        \
+        size_t wactive_ = 0;                                            \
+        for (size_t w_ = 0; w_ < (threads) / DUO_REDUCE_WARP; ++w_) {   \
+            warps_[w_] = IDENTITY;                                      \
+            const size_t lo_ = w_ * DUO_REDUCE_WARP;                    \
+            if (lo_ >= (active))                                        \
+                continue;                                               \
+            Acc *warp_ = (v) + lo_;                                     \
+            FOLD(warp_, DUO_REDUCE_WARP, OP, (active) - lo_);           \
+            warps_[w_] = warp_[0];                                      \
+            wactive_ = w_ + 1;                                          \
+        }                                                               \
+        FOLD(warps_, (threads) / DUO_REDUCE_WARP, OP, wactive_);        \
+        (out) = warps_[0];                                              \
+    } while (0)
+
+#define DEFINE_SMALL(name, In, Acc, OP, IDENTITY)                        \
+    static Acc name(const In *x, size_t n)                               \
+    {                                                                    \
+        enum { VEC = DUO_REDUCE_VEC(sizeof(In)) };                       \
+        const size_t active = (n + VEC - 1) / VEC; /* threads with data */ \
+        Acc thread[DUO_REDUCE_THREADS];                                  \
+        for (size_t t = 0; t < DUO_REDUCE_THREADS; ++t) {                \
+            thread[t] = IDENTITY;                                        \
+            if (t >= active)                                             \
+                continue;                                                \
+            Acc lane[VEC];                                               \
+            for (size_t v = 0; v < VEC; ++v) {                           \
+                const size_t i = t * VEC + v;                            \
+                lane[v] = IDENTITY;                                      \
+                if (i < n)                                               \
+                    lane[v] = OP(lane[v], (Acc)x[i]);                    \
+            }                                                            \
+            thread[t] = VEC == 4 ? OP(OP(lane[0], lane[1]),              \
+                                      OP(lane[VEC / 2], lane[VEC - 1]))  \
+                                 : OP(lane[0], lane[1]);                 \
+        }                                                                \
+        Acc part;                                                        \
+        BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, OP, IDENTITY,        \
+                   active, part);                                        \
+        /* Step 5 with one partial: thread 0 of FINAL_THREADS holds it,  \
+         * the rest the identity. */                                     \
+        Acc final[DUO_REDUCE_FINAL_THREADS];                             \
+        final[0] = OP(IDENTITY, part);                                   \
+        for (size_t t = 1; t < DUO_REDUCE_FINAL_THREADS; ++t)            \
+            final[t] = IDENTITY;                                         \
+        Acc out;                                                         \
+        BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, OP, IDENTITY,   \
+                   1, out);                                              \
+        return out;                                                      \
+    }
+
+DEFINE_SMALL(sum_f32, float, double, SUM, 0.0)
+DEFINE_SMALL(sum_f64, double, double, SUM, 0.0)
+DEFINE_SMALL(sum_i32, int32_t, uint64_t, SUM, 0)
+DEFINE_SMALL(sum_i64, int64_t, uint64_t, SUM, 0)
+DEFINE_SMALL(sum_u64, uint64_t, uint64_t, SUM, 0)
+DEFINE_SMALL(min_f32, float, float, MIN, INFINITY)
+DEFINE_SMALL(min_f64, double, double, MIN, INFINITY)
+DEFINE_SMALL(min_i32, int32_t, int32_t, MIN, INT32_MAX)
+DEFINE_SMALL(min_i64, int64_t, int64_t, MIN, INT64_MAX)
+DEFINE_SMALL(min_u64, uint64_t, uint64_t, MIN, UINT64_MAX)
+DEFINE_SMALL(max_f32, float, float, MAX, -INFINITY)
+DEFINE_SMALL(max_f64, double, double, MAX, -INFINITY)
+DEFINE_SMALL(max_i32, int32_t, int32_t, MAX, INT32_MIN)
+DEFINE_SMALL(max_i64, int64_t, int64_t, MAX, INT64_MIN)
+DEFINE_SMALL(max_u64, uint64_t, uint64_t, MAX, 0)
+
+void dist_small_reduce(duo_reduce_op op, duo_dtype type, const void *x,
+                       size_t n, void *result)
+{
+#define SMALL_CASE(opname, name, In, Out)                                  \
+    if (op == opname && type == DUO_##In) {                                \
+        *(Out *)result = (Out)name((const void *)x, n);                    \
+        return;                                                            \
+    }
+    SMALL_CASE(DUO_SUM, sum_f32, F32, double)
+    SMALL_CASE(DUO_SUM, sum_f64, F64, double)
+    SMALL_CASE(DUO_SUM, sum_i32, I32, int64_t)
+    SMALL_CASE(DUO_SUM, sum_i64, I64, int64_t)
+    SMALL_CASE(DUO_SUM, sum_u64, U64, uint64_t)
+    SMALL_CASE(DUO_MIN, min_f32, F32, float)
+    SMALL_CASE(DUO_MIN, min_f64, F64, double)
+    SMALL_CASE(DUO_MIN, min_i32, I32, int32_t)
+    SMALL_CASE(DUO_MIN, min_i64, I64, int64_t)
+    SMALL_CASE(DUO_MIN, min_u64, U64, uint64_t)
+    SMALL_CASE(DUO_MAX, max_f32, F32, float)
+    SMALL_CASE(DUO_MAX, max_f64, F64, double)
+    SMALL_CASE(DUO_MAX, max_i32, I32, int32_t)
+    SMALL_CASE(DUO_MAX, max_i64, I64, int64_t)
+    SMALL_CASE(DUO_MAX, max_u64, U64, uint64_t)
+#undef SMALL_CASE
+}

@@ -1,0 +1,541 @@
+/*
+ * dist_reduce.c - duo_dist_reduce, duo_dist_reduce_arg and
+ * duo_dist_gather: the contract is in duo/dist.h.
+ *
+ * Every call starts with one all-gather of a fixed-size record per rank:
+ * its range, op and type (so every rank can check that all agree and
+ * knows who holds which piece), and, when the whole array has at most
+ * DUO_DIST_INLINE elements, the elements themselves.  Larger arrays go
+ * through global chunks of DUO_DIST_CHUNK elements:
+ *
+ *  1. each chunk lying inside one rank's piece is reduced there with
+ *     duo_reduce (or duo_reduce_arg);
+ *  2. a chunk split between ranks is sent, piece by piece, to the rank
+ *     holding its first element, which assembles it and reduces it;
+ *  3. each chunk's result (8 bytes; 16 with its index) now sits on one
+ *     rank, in a vector of zeros elsewhere: an all-reduce taking the
+ *     largest unsigned 64-bit word per slot hands every rank every
+ *     result bit for bit, whatever order MPI combines them in;
+ *  4. every rank combines the chunk results the same way (pairwise sums,
+ *     in-order min/max), so all ranks return the same bits.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "dist_internal.h"
+
+enum { KIND_REDUCE = 1, KIND_ARG = 2, KIND_GATHER = 3 };
+
+/* What each rank sends first.  Plain 64-bit words: the same layout on
+ * every rank of a homogeneous job. */
+typedef struct record {
+    uint64_t n, begin, count;
+    uint64_t kind, op, type;
+    unsigned char inl[DUO_DIST_INLINE * 8];
+} record;
+
+/* Checks that need no other rank. */
+static duo_status check_local(const char *where, int kind, duo_reduce_op op,
+                              duo_dtype type, const void *x,
+                              const duo_dist_range *range, const void *out,
+                              const char *out_name)
+{
+    duo_status st = dist_require_init(where);
+    if (st != DUO_SUCCESS)
+        return st;
+    if (kind != KIND_GATHER && op != DUO_SUM && op != DUO_MIN &&
+        op != DUO_MAX)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "op = %d is not a duo_reduce_op; use DUO_SUM, "
+                        "DUO_MIN or DUO_MAX", (int)op);
+    if (kind == KIND_ARG && op == DUO_SUM)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "op = DUO_SUM has no index; use DUO_MIN or DUO_MAX");
+    const size_t size = duo_dtype_size(type);
+    if (size == 0)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "type = %d is not a duo_dtype; use DUO_F32, DUO_F64, "
+                        "DUO_I32, DUO_I64 or DUO_U64", (int)type);
+    if (range == NULL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "range is NULL; pass this rank's piece of the array "
+                        "(duo_dist_block_1d, duo_dist_range_make)");
+    if (range->begin > range->n || range->count > range->n - range->begin)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "range [%zu, %zu + %zu) lies outside the array of n "
+                        "= %zu elements", range->begin, range->begin,
+                        range->count, range->n);
+    if (range->n > SIZE_MAX / size)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "n = %zu elements of %zu bytes overflow size_t",
+                        range->n, size);
+    if (range->count > 0 && x == NULL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "x is NULL but this rank's count is %zu; pass device "
+                        "memory holding its piece", range->count);
+    if (out == NULL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "%s is NULL; pass the address of a host variable",
+                        out_name);
+    return DUO_SUCCESS;
+}
+
+/* The first exchange: every rank's record, checked for agreement.  Every
+ * rank sees the same records, so every rank reaches the same verdict. */
+static duo_status exchange_records(const char *where, int kind,
+                                   duo_reduce_op op, duo_dtype type,
+                                   const void *x, const duo_dist_range *range,
+                                   record **out)
+{
+    const int size = duo_dist_state.size;
+    record mine;
+    memset(&mine, 0, sizeof mine);
+    mine.n = range->n;
+    mine.begin = range->begin;
+    mine.count = range->count;
+    mine.kind = (uint64_t)kind;
+    mine.op = (uint64_t)op;
+    mine.type = (uint64_t)type;
+    if (kind != KIND_GATHER && range->n <= DUO_DIST_INLINE &&
+        range->count > 0) {
+        duo_status st = duo_memcpy(mine.inl, x,
+                                   range->count * duo_dtype_size(type),
+                                   DUO_DEVICE_TO_HOST);
+        if (st != DUO_SUCCESS)
+            return st;
+    }
+    record *all = (record *)malloc((size_t)size * sizeof(record));
+    if (all == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                        "no host memory for %d records", size);
+    duo_status st = dist_comm_allgather(where, &mine, sizeof mine, all);
+    if (st != DUO_SUCCESS) {
+        free(all);
+        return st;
+    }
+    uint64_t next = 0;
+    for (int r = 0; r < size && st == DUO_SUCCESS; ++r) {
+        const record *a = &all[r];
+        if (a->kind != all[0].kind || a->op != all[0].op ||
+            a->type != all[0].type)
+            st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                          "ranks disagree: rank 0 passed op %d, type %d, "
+                          "rank %d op %d, type %d (or called another "
+                          "collective); every rank must make the same call",
+                          (int)all[0].op, (int)all[0].type, r, (int)a->op,
+                          (int)a->type);
+        else if (a->n != all[0].n)
+            st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                          "ranks disagree on the array's length: rank 0 "
+                          "passed n = %llu, rank %d n = %llu",
+                          (unsigned long long)all[0].n, r,
+                          (unsigned long long)a->n);
+        else if (a->begin != next)
+            st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                          "rank %d's piece begins at %llu but the pieces "
+                          "before it end at %llu; pieces must follow each "
+                          "other in rank order",
+                          r, (unsigned long long)a->begin,
+                          (unsigned long long)next);
+        next = a->begin + a->count;
+    }
+    if (st == DUO_SUCCESS && next != all[0].n)
+        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                      "the pieces cover %llu of n = %llu elements",
+                      (unsigned long long)next,
+                      (unsigned long long)all[0].n);
+    if (st != DUO_SUCCESS) {
+        free(all);
+        return st;
+    }
+    *out = all;
+    return DUO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results as 64-bit words, and their combination                      */
+
+/* Size of duo_reduce's result for (op, type). */
+static size_t result_size(duo_reduce_op op, duo_dtype type)
+{
+    return op == DUO_SUM ? 8 : duo_dtype_size(type);
+}
+
+static double word_f64(uint64_t w)
+{
+    double d;
+    memcpy(&d, &w, sizeof d);
+    return d;
+}
+
+/* Pairwise sum of w[lo..hi) (hi > lo), as the header states. */
+static double pairwise_f64(const uint64_t *w, size_t lo, size_t hi)
+{
+    if (hi - lo == 1)
+        return word_f64(w[lo]);
+    const size_t mid = lo + (hi - lo + 1) / 2;
+    return pairwise_f64(w, lo, mid) + pairwise_f64(w, mid, hi);
+}
+
+/* Element of `type` held in the low bytes of a word. */
+#define WORD_AS(T, w, out)                 \
+    do {                                   \
+        memcpy(&(out), &(w), sizeof(T));   \
+    } while (0)
+
+/* Min or max of the chunk results, in chunk order, with duo's combine. */
+#define FOLD_MINMAX(T, words, count, stride, op, out)                      \
+    do {                                                                   \
+        T acc_, v_;                                                        \
+        WORD_AS(T, (words)[0], acc_);                                      \
+        for (size_t c_ = 1; c_ < (count); ++c_) {                          \
+            WORD_AS(T, (words)[c_ * (stride)], v_);                        \
+            acc_ = (op) == DUO_MIN ? DUO_COMBINE_DUO_MIN(acc_, v_)         \
+                                   : DUO_COMBINE_DUO_MAX(acc_, v_);        \
+        }                                                                  \
+        memcpy((out), &acc_, sizeof acc_);                                 \
+    } while (0)
+
+static void combine(duo_reduce_op op, duo_dtype type, const uint64_t *w,
+                    size_t chunks, void *result)
+{
+    if (op == DUO_SUM) {
+        if (type == DUO_F32 || type == DUO_F64) {
+            const double s = pairwise_f64(w, 0, chunks);
+            memcpy(result, &s, sizeof s);
+        } else {
+            uint64_t s = 0; /* wraps modulo 2^64, in any order */
+            for (size_t c = 0; c < chunks; ++c)
+                s += w[c];
+            memcpy(result, &s, sizeof s);
+        }
+        return;
+    }
+    switch (type) {
+    case DUO_F32: FOLD_MINMAX(float, w, chunks, 1, op, result); break;
+    case DUO_F64: FOLD_MINMAX(double, w, chunks, 1, op, result); break;
+    case DUO_I32: FOLD_MINMAX(int32_t, w, chunks, 1, op, result); break;
+    case DUO_I64: FOLD_MINMAX(int64_t, w, chunks, 1, op, result); break;
+    case DUO_U64: FOLD_MINMAX(uint64_t, w, chunks, 1, op, result); break;
+    }
+}
+
+/* Is candidate a better than the best so far, b?  Strictly smaller
+ * (larger), or the first NaN: ties keep the earlier index. */
+#define BETTER(T, op, a, b)                                               \
+    ((a) != (a) ? (b) == (b)                                              \
+                : ((op) == DUO_MIN ? (a) < (b) : (a) > (b)))
+
+/* Chunk results of an arg reduction: words (index, value) per chunk. */
+#define FOLD_ARG(T, w, chunks, op, index, value)                          \
+    do {                                                                  \
+        size_t best_ = 0;                                                 \
+        T bv_, v_;                                                        \
+        WORD_AS(T, (w)[1], bv_);                                          \
+        for (size_t c_ = 1; c_ < (chunks); ++c_) {                        \
+            WORD_AS(T, (w)[2 * c_ + 1], v_);                              \
+            if (BETTER(T, op, v_, bv_)) {                                 \
+                best_ = c_;                                               \
+                bv_ = v_;                                                 \
+            }                                                             \
+        }                                                                 \
+        *(index) = (size_t)(w)[2 * best_];                                \
+        if ((value) != NULL)                                              \
+            memcpy((value), &bv_, sizeof bv_);                            \
+    } while (0)
+
+static void combine_arg(duo_reduce_op op, duo_dtype type, const uint64_t *w,
+                        size_t chunks, size_t *index, void *value)
+{
+    switch (type) {
+    case DUO_F32: FOLD_ARG(float, w, chunks, op, index, value); break;
+    case DUO_F64: FOLD_ARG(double, w, chunks, op, index, value); break;
+    case DUO_I32: FOLD_ARG(int32_t, w, chunks, op, index, value); break;
+    case DUO_I64: FOLD_ARG(int64_t, w, chunks, op, index, value); break;
+    case DUO_U64: FOLD_ARG(uint64_t, w, chunks, op, index, value); break;
+    }
+}
+
+/* Arg reduction of n <= DUO_DIST_INLINE host elements: every element is
+ * a chunk of one, so the chunk fold is the answer. */
+static void small_arg(duo_reduce_op op, duo_dtype type, const void *x,
+                      size_t n, size_t *index, void *value)
+{
+    const size_t size = duo_dtype_size(type);
+    uint64_t w[2 * DUO_DIST_INLINE];
+    memset(w, 0, sizeof w);
+    for (size_t i = 0; i < n; ++i) {
+        w[2 * i] = i;
+        memcpy(&w[2 * i + 1], (const char *)x + i * size, size);
+    }
+    combine_arg(op, type, w, n, index, value);
+}
+
+/* ------------------------------------------------------------------ */
+/* Chunks                                                              */
+
+/* Device scratch for assembling a split chunk (CUDA builds; on the CPU
+ * the host buffer is device memory already). */
+static void *scratch;
+
+void dist_reduce_release(void)
+{
+    if (scratch != NULL)
+        (void)duo_free(scratch);
+    scratch = NULL;
+}
+
+/* Reduce one chunk of device memory into its slot word(s). */
+static duo_status reduce_chunk(int kind, duo_reduce_op op, duo_dtype type,
+                               const void *x, size_t len, size_t first,
+                               uint64_t *slot)
+{
+    if (kind == KIND_REDUCE) {
+        uint64_t w = 0;
+        duo_status st = duo_reduce(op, type, x, len, &w);
+        if (st == DUO_SUCCESS)
+            slot[0] = w; /* little-endian: a 4-byte result in the low half */
+        return st;
+    }
+    size_t index = 0;
+    uint64_t w = 0;
+    duo_status st = duo_reduce_arg(op, type, x, len, &index, &w);
+    if (st == DUO_SUCCESS) {
+        slot[0] = (uint64_t)(first + index);
+        slot[1] = w;
+    }
+    return st;
+}
+
+/* Rank holding global element i (whose piece is non-empty). */
+static int owner_of(const record *all, int size, uint64_t i)
+{
+    for (int r = 0; r < size; ++r)
+        if (all[r].count > 0 && i >= all[r].begin &&
+            i < all[r].begin + all[r].count)
+            return r;
+    return -1;
+}
+
+/* Steps 1 and 2 of the file comment: this rank's slots. */
+static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
+                               duo_dtype type, const void *x,
+                               const record *all, uint64_t *slots)
+{
+    const int size = duo_dist_state.size, me = duo_dist_state.rank;
+    const size_t esz = duo_dtype_size(type);
+    const size_t width = kind == KIND_ARG ? 2 : 1;
+    const size_t n = (size_t)all[me].n, b = (size_t)all[me].begin;
+    const size_t e = b + (size_t)all[me].count;
+    if (e == b)
+        return DUO_SUCCESS;
+    const char *xb = (const char *)x;
+    const size_t c_first = b / DUO_DIST_CHUNK, c_last = (e - 1) / DUO_DIST_CHUNK;
+    duo_status st = DUO_SUCCESS;
+
+    /* Whole chunks. */
+    for (size_t c = c_first; c <= c_last && st == DUO_SUCCESS; ++c) {
+        const size_t cb = c * DUO_DIST_CHUNK;
+        const size_t ce = cb + DUO_DIST_CHUNK < n ? cb + DUO_DIST_CHUNK : n;
+        if (cb >= b && ce <= e)
+            st = reduce_chunk(kind, op, type, xb + (cb - b) * esz, ce - cb,
+                              cb, slots + c * width);
+    }
+    if (st != DUO_SUCCESS)
+        return st;
+
+    /* Split chunks: at most the first (held from elsewhere) and the last
+     * (held here, continued elsewhere); one chunk if both are the same. */
+    dist_msg send, *recvs = NULL;
+    int nsends = 0, nrecvs = 0;
+    unsigned char *send_buf = NULL, *chunk_buf = NULL;
+    size_t own_c = (size_t)-1, own_len = 0;
+    for (size_t c = c_first; c <= c_last; c = c == c_last ? c + 1 : c_last) {
+        const size_t cb = c * DUO_DIST_CHUNK;
+        const size_t ce = cb + DUO_DIST_CHUNK < n ? cb + DUO_DIST_CHUNK : n;
+        if (cb >= b && ce <= e)
+            continue;
+        const size_t pb = cb > b ? cb : b, pe = ce < e ? ce : e;
+        const int owner = owner_of(all, size, cb);
+        if (owner != me) {
+            send_buf = (unsigned char *)malloc((pe - pb) * esz);
+            if (send_buf == NULL)
+                return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                                "no host memory for %zu bytes", (pe - pb) * esz);
+            st = duo_memcpy(send_buf, xb + (pb - b) * esz, (pe - pb) * esz,
+                            DUO_DEVICE_TO_HOST);
+            send.buf = send_buf;
+            send.bytes = (pe - pb) * esz;
+            send.peer = owner;
+            send.tag = 11;
+            nsends = 1;
+        } else {
+            own_c = c;
+            own_len = ce - cb;
+            chunk_buf = (unsigned char *)malloc(own_len * esz);
+            recvs = (dist_msg *)malloc((size_t)size * sizeof(dist_msg));
+            if (chunk_buf == NULL || recvs == NULL) {
+                st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                              "no host memory for a chunk of %zu bytes",
+                              own_len * esz);
+                break;
+            }
+            st = duo_memcpy(chunk_buf, xb + (pb - b) * esz, (pe - pb) * esz,
+                            DUO_DEVICE_TO_HOST);
+            for (int r = me + 1; r < size; ++r) {
+                const size_t rb = (size_t)all[r].begin;
+                const size_t re = rb + (size_t)all[r].count;
+                if (re == rb || rb >= ce)
+                    continue;
+                recvs[nrecvs].buf = chunk_buf + (rb - cb) * esz;
+                recvs[nrecvs].bytes = ((re < ce ? re : ce) - rb) * esz;
+                recvs[nrecvs].peer = r;
+                recvs[nrecvs++].tag = 11;
+            }
+        }
+        if (st != DUO_SUCCESS)
+            break;
+    }
+    if (st == DUO_SUCCESS)
+        st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
+    if (st == DUO_SUCCESS && own_c != (size_t)-1) {
+        const void *dev = chunk_buf;
+#ifdef DUO_BACKEND_CUDA
+        if (scratch == NULL)
+            st = duo_malloc(&scratch, DUO_DIST_CHUNK * 8);
+        if (st == DUO_SUCCESS)
+            st = duo_memcpy(scratch, chunk_buf, own_len * esz,
+                            DUO_HOST_TO_DEVICE);
+        dev = scratch;
+#endif
+        if (st == DUO_SUCCESS)
+            st = reduce_chunk(kind, op, type, dev, own_len,
+                              own_c * DUO_DIST_CHUNK, slots + own_c * width);
+    }
+    free(send_buf);
+    free(chunk_buf);
+    free(recvs);
+    return st;
+}
+
+/* duo_dist_reduce and duo_dist_reduce_arg. */
+static duo_status reduce_any(const char *where, int kind, duo_reduce_op op,
+                             duo_dtype type, const void *x,
+                             const duo_dist_range *range, void *result,
+                             size_t *index, void *value)
+{
+    duo_status st = check_local(where, kind, op, type, x, range,
+                                kind == KIND_ARG ? (const void *)index
+                                                 : result,
+                                kind == KIND_ARG ? "index" : "result");
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
+    record *all = NULL;
+    st = exchange_records(where, kind, op, type, x, range, &all);
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
+    const size_t n = range->n, esz = duo_dtype_size(type);
+    if (n == 0) {
+        free(all);
+        if (kind == KIND_REDUCE && op == DUO_SUM) {
+            memset(result, 0, 8); /* 0.0, and integer 0 */
+            return DUO_SUCCESS;
+        }
+        return dist_collective_failed(duo_fail(
+            DUO_ERROR_INVALID_ARGUMENT, where,
+            "n = 0: an empty array has no %s", op == DUO_MIN ? "minimum"
+                                                             : "maximum"));
+    }
+    if (n <= DUO_DIST_INLINE) {
+        unsigned char host[DUO_DIST_INLINE * 8];
+        for (int r = 0; r < duo_dist_state.size; ++r)
+            memcpy(host + all[r].begin * esz, all[r].inl,
+                   (size_t)all[r].count * esz);
+        free(all);
+        if (kind == KIND_REDUCE)
+            dist_small_reduce(op, type, host, n, result);
+        else
+            small_arg(op, type, host, n, index, value);
+        return DUO_SUCCESS;
+    }
+    const size_t chunks = (n + DUO_DIST_CHUNK - 1) / DUO_DIST_CHUNK;
+    const size_t width = kind == KIND_ARG ? 2 : 1;
+    uint64_t *slots = (uint64_t *)calloc(chunks * width, sizeof(uint64_t));
+    if (slots == NULL) {
+        free(all);
+        return dist_collective_failed(duo_fail(
+            DUO_ERROR_OUT_OF_MEMORY, where,
+            "no host memory for %zu chunk results", chunks));
+    }
+    st = local_chunks(where, kind, op, type, x, all, slots);
+    free(all);
+    if (st == DUO_SUCCESS)
+        st = dist_comm_allreduce_max_u64(where, slots, chunks * width);
+    if (st == DUO_SUCCESS) {
+        if (kind == KIND_REDUCE) {
+            uint64_t out = 0;
+            combine(op, type, slots, chunks, &out);
+            memcpy(result, &out, result_size(op, type));
+        } else {
+            combine_arg(op, type, slots, chunks, index, value);
+        }
+    }
+    free(slots);
+    return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+}
+
+duo_status duo_dist_reduce(duo_reduce_op op, duo_dtype type, const void *x,
+                           const duo_dist_range *range, void *result)
+{
+    return reduce_any("duo_dist_reduce", KIND_REDUCE, op, type, x, range,
+                      result, NULL, NULL);
+}
+
+duo_status duo_dist_reduce_arg(duo_reduce_op op, duo_dtype type,
+                               const void *x, const duo_dist_range *range,
+                               size_t *index, void *value)
+{
+    return reduce_any("duo_dist_reduce_arg", KIND_ARG, op, type, x, range,
+                      NULL, index, value);
+}
+
+duo_status duo_dist_gather(duo_dtype type, const void *x,
+                           const duo_dist_range *range, void *out, int root)
+{
+    static const char *const where = "duo_dist_gather";
+    const int size = duo_dist_state.size, me = duo_dist_state.rank;
+    duo_status st = check_local(where, KIND_GATHER, DUO_SUM, type, x, range,
+                                me == root ? out : (const void *)"", "out");
+    if (st == DUO_SUCCESS && (root < 0 || root >= size))
+        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                      "root = %d; expected 0 <= root < %d ranks", root, size);
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
+    record *all = NULL;
+    st = exchange_records(where, KIND_GATHER, DUO_SUM, type, x, range, &all);
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
+    const size_t esz = duo_dtype_size(type);
+    size_t *bytes = (size_t *)malloc(2 * (size_t)size * sizeof(size_t));
+    void *host = malloc(range->count * esz + 1);
+    if (bytes == NULL || host == NULL)
+        st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                      "no host memory for %zu bytes", range->count * esz);
+    if (st == DUO_SUCCESS && range->count > 0)
+        st = duo_memcpy(host, x, range->count * esz, DUO_DEVICE_TO_HOST);
+    if (st == DUO_SUCCESS) {
+        for (int r = 0; r < size; ++r) {
+            bytes[r] = (size_t)all[r].count * esz;
+            bytes[size + r] = (size_t)all[r].begin * esz;
+        }
+        st = dist_comm_gatherv(where, host, range->count * esz, out, bytes,
+                               bytes + size, root);
+    }
+    free(all);
+    free(bytes);
+    free(host);
+    return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+}

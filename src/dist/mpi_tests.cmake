@@ -1,0 +1,76 @@
+# mpi_tests.cmake - CTest cases run through mpiexec (label "mpi"),
+# included from tests/CMakeLists.txt in builds with -DDUO_MPI=ON.
+#
+# duo_mpi_test(<name> NP <ranks> [TIMEOUT s] COMMAND <program> <args...>)
+# runs `mpiexec -n <ranks> <program> <args...>`.  OpenMPI needs
+# --oversubscribe to start more ranks than cores, and refuses to run as
+# root unless told it may (CI runs as root): both are set here.
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version
+                OUTPUT_VARIABLE duo_mpiexec_version ERROR_QUIET)
+set(DUO_MPIEXEC_FLAGS ${MPIEXEC_PREFLAGS})
+if(duo_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  list(APPEND DUO_MPIEXEC_FLAGS --oversubscribe)
+endif()
+set(DUO_MPI_TEST_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    OMPI_MCA_rmaps_base_oversubscribe=1 NCCL_NVLS_ENABLE=0)
+
+function(duo_mpi_test name)
+  cmake_parse_arguments(T "" "NP;TIMEOUT" "COMMAND;ENVIRONMENT" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_NP}
+                   ${DUO_MPIEXEC_FLAGS} ${T_COMMAND})
+  set(labels "${DUO_BACKEND};mpi")
+  if(DUO_BACKEND STREQUAL "cuda")
+    list(APPEND labels gpu)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT}
+    LABELS "${labels}" ENVIRONMENT "${DUO_MPI_TEST_ENV};${T_ENVIRONMENT}"
+    SKIP_RETURN_CODE 77)
+endfunction()
+
+foreach(np 1 2 3 4)
+  duo_mpi_test(mpi_dist_np${np} NP ${np} COMMAND $<TARGET_FILE:test_dist>)
+endforeach()
+
+# A rank that fails ends every rank, with its message, and no hang: the
+# wrapper runs mpiexec under a time limit and checks the exit status and
+# the message.
+duo_add_executable(test_dist_abort SOURCES
+  ${PROJECT_SOURCE_DIR}/tests/test_dist_abort.c)
+# duo_mpi_fails(<name> NP <ranks> PATTERN <regex> COMMAND <program> <args>)
+function(duo_mpi_fails name)
+  cmake_parse_arguments(T "" "NP;PATTERN" "COMMAND" ${ARGN})
+  string(REPLACE ";" " " flags "${DUO_MPIEXEC_FLAGS}")
+  add_test(NAME ${name}
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_dist_abort.sh
+                   ${MPIEXEC_EXECUTABLE} "${flags}" ${T_NP} "${T_PATTERN}"
+                   ${T_COMMAND})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 90
+    LABELS "${DUO_BACKEND};mpi" ENVIRONMENT "${DUO_MPI_TEST_ENV}")
+endfunction()
+foreach(np 2 3)
+  duo_mpi_fails(mpi_dist_abort_np${np} NP ${np}
+    PATTERN "duo-dist: rank [0-9]+ of ${np}:.*x is NULL"
+    COMMAND $<TARGET_FILE:test_dist_abort>)
+endforeach()
+
+# duo-heat on several ranks: its own --check (bit-for-bit equality with
+# the host reference, on rank 0 after the gather), including 1-row
+# subdomains (7 rows on 4 ranks, boundary rows alone on a rank), and the
+# refusal of more ranks than rows.
+if(TARGET duo-heat)
+  foreach(np 1 2 3 4)
+    duo_mpi_test(mpi_heat_np${np} NP ${np}
+      COMMAND $<TARGET_FILE:duo-heat> 67 35 --steps 101 --check --reps 1)
+  endforeach()
+  duo_mpi_test(mpi_heat_1row NP 4
+    COMMAND $<TARGET_FILE:duo-heat> 7 4 --steps 5 --check --reps 1)
+  duo_mpi_test(mpi_heat_2rows_3cols NP 2
+    COMMAND $<TARGET_FILE:duo-heat> 3 2 --steps 3 --check --reps 1)
+  duo_mpi_fails(mpi_heat_too_many_ranks NP 3
+    PATTERN "3 ranks but only 2 rows"
+    COMMAND $<TARGET_FILE:duo-heat> 5 2)
+endif()
