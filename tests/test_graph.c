@@ -77,8 +77,9 @@ static void step_alloc(step *t, size_t n, duo_stream stream,
     t->s = (double *)test_device_alloc(3 * sizeof(double));
     test_to_device(t->x, hx, n * sizeof(double));
     test_to_device(t->y, hy, n * sizeof(double));
-    double *poison = (double *)test_xmalloc(n * sizeof(double));
-    test_poison_f64(poison, n);
+    const size_t np = n > 3 ? n : 3; /* also covers the 3 scalars */
+    double *poison = (double *)test_xmalloc(np * sizeof(double));
+    test_poison_f64(poison, np);
     test_to_device(t->z, poison, n * sizeof(double));
     test_to_device(t->s, poison, 3 * sizeof(double));
     free(poison);
