@@ -751,7 +751,8 @@ static void bench_reduce_dev_sizes(bench *b, duo_dtype type,
                                      sizeof(double), DUO_DEVICE_TO_HOST));
             }
         }
-        r->ys_name = has_ys ? b->ys.reduce : NULL;
+        r->ys_name = !has_ys ? NULL : b->gpu ? "CUB (device result)"
+                                             : b->ys.reduce;
         check_reduce(b, &ctx.r, has_ys, r);
         measure(b, run_duo_reduce_dev, has_ys ? run_ys_reduce_dev : NULL,
                 &ctx, r);
