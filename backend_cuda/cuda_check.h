@@ -28,13 +28,11 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
 /* Multiprocessors of the current GPU, set by duo_be_init(). */
 extern int duo_cuda_sm_count;
 
-/* Reductions (reduce.cu) keep their per-block partials, the counter that
- * finds the last block, and a host-bound result in one fixed-size device
- * scratch area.  Each stream has one (stream.cu), the default stream one
+/* Reductions (reduce.cu) keep their per-block partials and the counter
+ * that finds the last block in one fixed-size device scratch area.  Each stream has one (stream.cu), the default stream one
  * (launch.cu) and each graph one (graph.cu), so work that may run at the
  * same time never shares partials.  New areas are zeroed. */
 enum {
-    DUO_CUDA_SCRATCH_RESULT = 64, /* byte offset of a host-bound result */
     DUO_CUDA_SCRATCH_SLOTS = 256, /* byte offset of the partial slots   */
     /* Slots: one 16-byte value per final-fold thread, per dot product. */
     DUO_CUDA_REDUCE_SCRATCH_BYTES =
@@ -42,6 +40,13 @@ enum {
 };
 duo_status duo_cuda_reduce_scratch_new(void **scratch, const char *where);
 void *duo_cuda_default_reduce_scratch(void);
+/* Where a kernel on the default stream writes a host-bound result (64
+ * bytes, the device's view of mapped pinned memory), and the wait that
+ * then hands `bytes` of it to the caller. */
+void *duo_cuda_host_result_slot(void);
+duo_status duo_cuda_wait_host_result(void *result, size_t bytes,
+                                     const char *where, const char *file,
+                                     int line);
 /* The scratch for a reduction queued on `stream` now. */
 void *duo_cuda_reduce_scratch(duo_stream stream);
 

@@ -19,7 +19,11 @@ enum { MAX_GRID_X = 0x7fffffff, MAX_GRID_YZ = 65535 };
 static int sync_launches;   /* DUO_SYNC_LAUNCHES=1: wait after launches */
 static void *scratch;       /* device partials for reductions */
 static size_t scratch_bytes;
-static void *result_slot;   /* pinned host copy of a reduced value */
+/* Pinned host memory mapped into the device's address space: duo_reduce's
+ * last block writes its result straight to the host, so a host-bound
+ * result costs a wait rather than a wait and a copy. */
+static void *result_slot;
+static void *result_slot_device;
 static void *default_reduce_scratch; /* reductions on the default stream */
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -127,6 +131,22 @@ duo_status duo_cuda_fetch_result(void *result, const void *device_value,
     return DUO_SUCCESS;
 }
 
+void *duo_cuda_host_result_slot(void) { return result_slot_device; }
+
+duo_status duo_cuda_wait_host_result(void *result, size_t bytes,
+                                     const char *where, const char *file,
+                                     int line)
+{
+    /* The kernel was queued on the default stream; its writes to mapped
+     * memory are visible once it has finished. */
+    cudaError_t err = cudaStreamSynchronize(0);
+    if (err != cudaSuccess)
+        return duo_cuda_fail(err, file, line, where,
+                             "waiting for the reduced value");
+    memcpy(result, result_slot, bytes);
+    return DUO_SUCCESS;
+}
+
 duo_status duo_cuda_reduce_scratch_new(void **scratch_out, const char *where)
 {
     void *p = NULL;
@@ -151,8 +171,13 @@ duo_status duo_cuda_launch_setup(void)
 {
     const char *env = getenv("DUO_SYNC_LAUNCHES");
     sync_launches = env != NULL && strcmp(env, "0") != 0 && env[0] != '\0';
-    if (result_slot == NULL)
-        DUO_CUDA_TRY(cudaMallocHost(&result_slot, 64), "duo_init");
+    if (result_slot == NULL) {
+        DUO_CUDA_TRY(cudaHostAlloc(&result_slot, 64, cudaHostAllocMapped),
+                     "duo_init");
+        DUO_CUDA_TRY(cudaHostGetDevicePointer(&result_slot_device,
+                                              result_slot, 0),
+                     "duo_init");
+    }
     if (default_reduce_scratch == NULL)
         return duo_cuda_reduce_scratch_new(&default_reduce_scratch,
                                            "duo_init");
@@ -166,6 +191,7 @@ duo_status duo_cuda_launch_release(void)
     scratch = NULL;
     scratch_bytes = 0;
     result_slot = NULL;
+    result_slot_device = NULL;
     default_reduce_scratch = NULL;
     DUO_CUDA_TRY(cudaFree(device), "duo_finalize");
     DUO_CUDA_TRY(cudaFree(reduce), "duo_finalize");

@@ -10,8 +10,9 @@
  *    partials never need a table as long as n.
  *  - Each block writes that value to its slot and takes a ticket; the
  *    last block to finish folds the 1024 slots (step 5's tree) and writes
- *    the result: to device memory (the async forms) or to the scratch
- *    area, whence it is copied to the host.
+ *    the result: to device memory (the async forms) or, for duo_reduce,
+ *    straight into mapped pinned host memory, so the host only waits --
+ *    no copy is queued after the kernel.
  *
  * The atomic only decides which block folds; the order of every
  * operation depends on n alone, so the bits match the CPU backends'.
@@ -371,15 +372,12 @@ static size_t result_bytes(duo_reduce_op op, duo_dtype type)
 duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                          size_t n, void *result)
 {
-    char *scratch = (char *)duo_cuda_reduce_scratch(NULL);
-    duo_status status =
-        queue_by_type("duo_reduce", op, type, x, n,
-                      scratch + DUO_CUDA_SCRATCH_RESULT, NULL, 0);
+    duo_status status = queue_by_type("duo_reduce", op, type, x, n,
+                                      duo_cuda_host_result_slot(), NULL, 0);
     if (status != DUO_SUCCESS)
         return status;
-    return duo_cuda_fetch_result(result, scratch + DUO_CUDA_SCRATCH_RESULT,
-                                 result_bytes(op, type), "duo_reduce",
-                                 __FILE__, __LINE__);
+    return duo_cuda_wait_host_result(result, result_bytes(op, type),
+                                     "duo_reduce", __FILE__, __LINE__);
 }
 
 duo_status duo_be_reduce_async(duo_reduce_op op, duo_dtype type,
@@ -397,15 +395,14 @@ template <class T, bool Max>
 static duo_status arg(const void *x, size_t n, size_t *index, void *value)
 {
     const char *where = "duo_reduce_arg";
-    char *scratch = (char *)duo_cuda_reduce_scratch(NULL);
-    char *res = scratch + DUO_CUDA_SCRATCH_RESULT;
+    char *res = (char *)duo_cuda_host_result_slot();
     ArgOut<T> out = {(unsigned long long *)res, (T *)(res + 8)};
     duo_status status = queue_reduce<ArgOp<T, Max>, T>(
-        where, (const T *)x, n, out, scratch, 0);
+        where, (const T *)x, n, out, duo_cuda_reduce_scratch(NULL), 0);
     unsigned char got[16];
     if (status == DUO_SUCCESS)
-        status = duo_cuda_fetch_result(got, res, 8 + sizeof(T), where,
-                                       __FILE__, __LINE__);
+        status = duo_cuda_wait_host_result(got, 8 + sizeof(T), where,
+                                           __FILE__, __LINE__);
     if (status != DUO_SUCCESS)
         return status;
     unsigned long long i;
