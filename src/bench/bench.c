@@ -144,6 +144,10 @@ static const target_def TARGETS[] = {
      "GPU cg 512^2 >= 0.90x raw CUDA cg"},
     {1, "solver", "cg 256 it", "2048x2048", 0, 0.90,
      "GPU cg 2048^2 >= 0.90x raw CUDA cg"},
+    {0, "solver", "cg 256 it graph", "128x128", 1, 1.02,
+     "CPU cg 128^2 with the graph <= 1.02x the plain calls"},
+    {0, "solver", "cg 256 it graph", "512x512", 1, 1.02,
+     "CPU cg 512^2 with the graph <= 1.02x the plain calls"},
 #define GPU_GEMM(what, size, v)                                              \
     {1, "gemm", what, size, 0, v, "GPU gemm " what " " size " >= " #v "x cuBLAS"}
     GPU_GEMM("f32 NN", "256x256x256", 0.85),
@@ -1630,6 +1634,13 @@ static void run_duo_cg(void *p)
     cg_solver_run(&c->cg, SOLVER_ITERATIONS / CG_BATCH);
 }
 
+static void run_duo_cg_uncaptured(void *p)
+{
+    solver_ctx *c = (solver_ctx *)p;
+    cg_solver_start(&c->cg);
+    cg_solver_run_uncaptured(&c->cg, SOLVER_ITERATIONS / CG_BATCH);
+}
+
 static void run_ys_cg(void *p)
 {
     (void)p;
@@ -1661,6 +1672,24 @@ static void check_cg(solver_ctx *c, row *r)
              r->ys_name ? r->ys_name : "ys", rel);
     free(xd);
     free(xy);
+}
+
+/* x after a graph run and after a plain run: the same bits. */
+static void check_uncaptured(solver_ctx *c, row *r)
+{
+    const size_t bytes = c->cg.count * sizeof(double);
+    double *xg = (double *)malloc(bytes), *xp = (double *)malloc(bytes);
+    if (xg == NULL || xp == NULL)
+        fatal("out of host memory (%s)", "cg check");
+    run_duo_cg(c);
+    DUO_CHECK(duo_memcpy(xg, c->cg.x, bytes, DUO_DEVICE_TO_HOST));
+    run_duo_cg_uncaptured(c);
+    DUO_CHECK(duo_memcpy(xp, c->cg.x, bytes, DUO_DEVICE_TO_HOST));
+    r->check_ok = memcmp(xg, xp, bytes) == 0;
+    snprintf(r->check, sizeof r->check, "x %s with and without the graph",
+             r->check_ok ? "bit-identical" : "DIFFERS");
+    free(xg);
+    free(xp);
 }
 
 static void bench_solver(bench *b)
@@ -1697,6 +1726,19 @@ static void bench_solver(bench *b)
         }
         measure(b, run_duo_cg, has_ys ? run_ys_cg : NULL, &ctx, r);
         finish_row(b, r);
+
+        /* What the graph costs or saves: the same iterations as plain
+         * calls.  The results are the same bits. */
+        snprintf(what, sizeof what, "cg %d it graph", SOLVER_ITERATIONS);
+        row *g = new_row(b, "solver", what, size);
+        g->region = r->region;
+        g->amount = r->amount;
+        g->unit = r->unit;
+        g->unit_scale = r->unit_scale;
+        g->ys_name = "duo, no graph";
+        check_uncaptured(&ctx, g);
+        measure(b, run_duo_cg, run_duo_cg_uncaptured, &ctx, g);
+        finish_row(b, g);
         if (has_ys)
             ys_cg_free();
         cg_solver_destroy(&ctx.cg);

@@ -171,6 +171,12 @@ void cg_solver_run(cg_solver *c, size_t batches)
         DUO_CHECK(duo_graph_launch(c->batch, NULL));
 }
 
+void cg_solver_run_uncaptured(cg_solver *c, size_t batches)
+{
+    for (size_t k = 0; k < batches; ++k)
+        DUO_CHECK(batch_body(c));
+}
+
 void cg_solver_status(const cg_solver *c, size_t *iterations,
                       double *residual, int *state)
 {

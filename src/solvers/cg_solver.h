@@ -66,6 +66,9 @@ void cg_solver_destroy(cg_solver *c);
 void cg_solver_start(cg_solver *c);
 /* Queue `batches` replays of CG_BATCH iterations. */
 void cg_solver_run(cg_solver *c, size_t batches);
+/* The same iterations as plain calls, without the graph: what the graph
+ * saves (duo-bench compares the two). */
+void cg_solver_run_uncaptured(cg_solver *c, size_t batches);
 /* The state after the queued work: waits for it. */
 void cg_solver_status(const cg_solver *c, size_t *iterations,
                       double *residual, int *state);
