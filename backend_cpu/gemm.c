@@ -69,10 +69,10 @@ typedef double vec_f64 __attribute__((vector_size(VEC_BYTES)));
 
 /* Block sizes, for a 32 KiB L1 and 1 MiB L2 per core (AVX-512 f32 and
  * f64: A sliver 12 or 16 KiB, B block 720 KiB, A block 3 MiB). */
-#define KC_F32 384
+#define KC_F32 DUO_GEMM_KBLOCK_F32 /* CUDA's split-K blocks too */
 #define NC_F32 480
 #define MC_F32 1920
-#define KC_F64 256
+#define KC_F64 DUO_GEMM_KBLOCK_F64
 #define NC_F64 352
 #define MC_F64 1536
 

@@ -9,11 +9,15 @@
  * tiles (256 threads) each element brought into shared memory feeds 128
  * multiply-adds.  Where C has too few such tiles to fill the GPU (64 at
  * 1024^2 on 132 SMs) smaller tiles give more blocks: f32 128 x 64, 64 x
- * 64, 32 x 64, 32 x 32; f64 64 x 64, 64 x 32, 32 x 32.  pick_shape
- * chooses by (m, n) and the SM count (DUO_GEMM_TILE forces one).  No
- * shape splits k: each element of C is summed over k in the same order
- * with the same operations in every shape, so the choice changes the
- * speed and never the bits (see the kernels).
+ * 128, 64 x 64, 32 x 64, 32 x 32; f64 64 x 64, 64 x 32, 32 x 32.
+ * pick_shape times each shape with a model fitted to measurements (waves
+ * of blocks per SM, speed by warps per SM) and takes the fastest
+ * (DUO_GEMM_TILE forces one).  No shape splits k: each element of C is
+ * summed over k in the same order with the same operations in every
+ * shape, so the choice changes the speed and never the bits (see the
+ * kernels).  f32 products with a small C and a long k are split along k
+ * in the k blocks of the CPU backends' order, a function of (m, n, k)
+ * only (see "Split-K" below and duo.h).
  * Slabs are copied with cp.async (global -> shared, no registers) into a
  * ring of 4 stages: three slabs are in flight while one is multiplied,
  * with one barrier per slab.  The four transpose combinations are
@@ -67,6 +71,7 @@
 #include <cuda_runtime.h>
 
 #include "backend.h"
+#include "cuda_check.h"
 
 /* ------------------------------------------------------------------ */
 /* Shared by both kernels                                              */
@@ -89,6 +94,11 @@ template <typename T> struct GemmParams {
     int tiles_m, tiles_n;
     T alpha, beta;
     bool vec_c; /* c and ldc allow 16-byte accesses to C */
+    /* Split-K (f32): > 0 when block row blockIdx.y multiplies only k in
+     * [y split_k, (y + 1) split_k) and writes its C tile (alpha * acc,
+     * beta 0) to c + y split_stride; 0: one block row over all k. */
+    int split_k;
+    size_t split_stride;
 };
 } // namespace
 
@@ -350,17 +360,29 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     float *sa = reinterpret_cast<float *>(gemm_smem); /* ring of A slabs */
     float *sb = sa + kStagesF32 * CFG::SLAB_A;
 
+    /* Split-K: this block row's k block, as a product of its own. */
+    const float *a = p.a, *b = p.b;
+    float *c = p.c;
+    int k = p.k;
+    if (p.split_k > 0) {
+        const int k0 = (int)blockIdx.y * p.split_k;
+        a += TA ? (size_t)k0 * p.lda : (size_t)k0;
+        b += TB ? (size_t)k0 : (size_t)k0 * p.ldb;
+        c += (size_t)blockIdx.y * p.split_stride;
+        k = min(p.split_k, p.k - k0);
+    }
+
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
     SlabF32<!TA, VEC, BM, CFG::THREADS> la(
-        p.a, p.lda, m0, p.m, p.k, (uint32_t)__cvta_generic_to_shared(sa));
+        a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
     SlabF32<TB, VEC, BN, CFG::THREADS> lb(
-        p.b, p.ldb, n0, p.n, p.k, (uint32_t)__cvta_generic_to_shared(sb));
+        b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
 
     /* Blocks and slabs away from the edges copy without bounds checks. */
     const bool inside_a = m0 + BM <= p.m, inside_b = n0 + BN <= p.n;
-    const int slabs = (p.k + kBkF32 - 1) / kBkF32;
-    const int whole_slabs = p.k / kBkF32;
+    const int slabs = (k + kBkF32 - 1) / kBkF32;
+    const int whole_slabs = k / kBkF32;
 #pragma unroll
     for (int s = 0; s < kStagesF32 - 1; ++s) {
         if (s < slabs) {
@@ -429,7 +451,7 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         const int row = m0 + am + (i & 3) + (i >> 2) * 16;
         if (row >= p.m)
             continue;
-        float *crow = p.c + (size_t)row * p.ldc;
+        float *crow = c + (size_t)row * p.ldc;
 #pragma unroll
         for (int h = 0; h < R; ++h) {
             const int col = n0 + bn + h * 32;
@@ -770,48 +792,112 @@ static duo_status smem_failed(const char *where, const char *kernel,
 
 /* Largest first.  128 x 128 is the shape for large products; the smaller
  * ones give more blocks where C has too few 128 x 128 tiles to fill the
- * GPU (64 at 1024^2 on a GPU of 132 SMs). */
+ * GPU (64 at 1024^2 on a GPU of 132 SMs).  64 x 128 is 128 x 64 turned
+ * round, for C with few rows (64 x 8192 split over k). */
 using F32Shape0 = CfgF32<4, 2, 2>; /* 128 x 128, 256 threads, 8 x 8 each */
 using F32Shape1 = CfgF32<4, 1, 2>; /* 128 x 64, 128 threads, 8 x 8 each  */
-using F32Shape2 = CfgF32<4, 2, 1>; /* 64 x 64, 256 threads, 4 x 4 each   */
-using F32Shape3 = CfgF32<2, 2, 1>; /* 32 x 64, 128 threads, 4 x 4 each   */
-using F32Shape4 = CfgF32<2, 1, 1>; /* 32 x 32, 64 threads, 4 x 4 each    */
+using F32Shape2 = CfgF32<2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8 each  */
+using F32Shape3 = CfgF32<4, 2, 1>; /* 64 x 64, 256 threads, 4 x 4 each   */
+using F32Shape4 = CfgF32<2, 2, 1>; /* 32 x 64, 128 threads, 4 x 4 each   */
+using F32Shape5 = CfgF32<2, 1, 1>; /* 32 x 32, 64 threads, 4 x 4 each    */
 using F64Shape0 = CfgF64<2, 4, 4, 4>; /* 128 x 128, 8 warps of 64 x 32   */
 using F64Shape1 = CfgF64<2, 2, 2, 4>; /* 64 x 64, 4 warps of 32 x 32     */
 using F64Shape2 = CfgF64<2, 2, 2, 2>; /* 64 x 32, 4 warps of 32 x 16     */
 using F64Shape3 = CfgF64<2, 1, 1, 4>; /* 32 x 32, 2 warps of 16 x 32     */
 
+/* Blocks of a kernel that fit on one SM (registers, shared memory,
+ * threads), as the CUDA runtime counts them for this GPU; 1 if it cannot
+ * say. */
+template <typename P>
+static int resident_blocks(void (*kernel)(P), int threads, int smem)
+{
+    int blocks = 0;
+    if (allow_smem(kernel, smem) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads,
+                                                      (size_t)smem) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        blocks = 1;
+    }
+    return blocks > 0 ? blocks : 1;
+}
+
+template <class C> static int resident_f32()
+{
+    static const int blocks = resident_blocks(
+        gemm_f32_kernel<C, false, false, true>, C::THREADS, C::SMEM);
+    return blocks;
+}
+
+template <class C> static int resident_f64()
+{
+    static const int blocks =
+        resident_blocks(gemm_f64_kernel<C, false, false, true>, C::THREADS,
+                        kSmemF64<C, false, false>);
+    return blocks;
+}
+
 namespace {
 /* What the host knows of a shape: its name (as DUO_GEMM_TILE spells it),
- * tile, warps, and the issue slots one warp spends per k (f32: 16 R^2
- * FFMA and 2 R shared loads; f64: 32 cycles of a quarter SM's DMMA unit
- * per mma, plus 4 per fragment load, over 8 k). */
+ * tile and warps, how many blocks share an SM, and its speed.  Speed:
+ * an SM running W warps of the shape multiplies at peak * W / (W + half)
+ * (GFLOP/s): latency hidden by more warps, up to the peak that the
+ * shape's ratio of FFMA or DMMA to shared-memory loads allows. */
 struct ShapeInfo {
     const char *name;
     int bm, bn, warps;
-    double warp_cost;
+    int (*resident)(void);
+    double peak, half;
+};
+
+/* The rest of the time model, per precision: each block costs k + k_extra
+ * iterations of k (its prologue and epilogue), each wave of blocks on an
+ * SM wave_us more (the pipeline filling). */
+struct TimeModel {
+    double k_extra, wave_us;
 };
 } // namespace
 
-template <class C> static constexpr ShapeInfo info_f32(const char *name)
+template <class C>
+static constexpr ShapeInfo info_f32(const char *name, double peak,
+                                    double half)
 {
-    return {name, C::BM, C::BN, C::WM * C::WN,
-            16.0 * C::R * C::R + 2.0 * C::R};
+    return {name, C::BM, C::BN, C::WM * C::WN, resident_f32<C>, peak, half};
 }
 
-template <class C> static constexpr ShapeInfo info_f64(const char *name)
+template <class C>
+static constexpr ShapeInfo info_f64(const char *name, double peak,
+                                    double half)
 {
-    return {name, C::BM, C::BN, C::WM * C::WN,
-            (32.0 * C::MI * C::NJ + 4.0 * (4 * C::MI + 2 * C::NJ)) / 8.0};
+    return {name, C::BM, C::BN, C::WM * C::WN, resident_f64<C>, peak, half};
 }
 
+/* The constants are fitted (least squares on log time) to one H100 SXM
+ * (132 SMs, 1980 MHz) run of profiles/gemm_tune.sh: duo's time with each
+ * shape forced (DUO_GEMM_TILE) at 256^3, 512^3, 1000^3, 1023^3, 1024^3,
+ * 2048^3, 513x257x129, 8192x64x8192, 64x8192x8192 and 1023^3 NT and TN,
+ * 99 times in all; rms error 7% (f32) and 10% (f64), about the noise
+ * between runs.  With them, the model's choice is the fastest measured
+ * shape in every row but three where the fastest was within 4.4% of it
+ * (f32 513x257x129 and 64x8192x8192, f64 512^3), and it keeps 128 x 128
+ * f32 for 4096^3 and up (the old count of issue slots took 128 x 64 at
+ * 8192^3).  64 x 128 was not in that run: it has 128 x 64's warps and
+ * per-thread work, so it gets its constants.  On other GPUs the SM count
+ * and residency are the GPU's own; the speeds are only relative. */
 static const ShapeInfo kShapesF32[] = {
-    info_f32<F32Shape0>("128x128"), info_f32<F32Shape1>("128x64"),
-    info_f32<F32Shape2>("64x64"), info_f32<F32Shape3>("32x64"),
-    info_f32<F32Shape4>("32x32")};
+    info_f32<F32Shape0>("128x128", 401, 1.98),
+    info_f32<F32Shape1>("128x64", 383, 1.98),
+    info_f32<F32Shape2>("64x128", 383, 1.98),
+    info_f32<F32Shape3>("64x64", 260, 1.98),
+    info_f32<F32Shape4>("32x64", 247, 1.98),
+    info_f32<F32Shape5>("32x32", 233, 1.98)};
+static const TimeModel kModelF32 = {74.3, 0.0};
 static const ShapeInfo kShapesF64[] = {
-    info_f64<F64Shape0>("128x128"), info_f64<F64Shape1>("64x64"),
-    info_f64<F64Shape2>("64x32"), info_f64<F64Shape3>("32x32")};
+    info_f64<F64Shape0>("128x128", 342, 0.13),
+    info_f64<F64Shape1>("64x64", 421, 2.14),
+    info_f64<F64Shape2>("64x32", 323, 1.01),
+    info_f64<F64Shape3>("32x32", 232, 0.0)};
+static const TimeModel kModelF64 = {0.0, 9.36};
 
 static size_t tiles_of(const ShapeInfo &s, size_t m, size_t n)
 {
@@ -836,25 +922,45 @@ static int sm_count()
     return sms;
 }
 
-/* The shape whose busiest warp scheduler has the least to issue: tiles
- * spread evenly over the SMs (ceil(tiles / SMs) blocks on the busiest),
- * each SM's warps over its 4 schedulers.  Ties go to the larger tile,
- * which reads A and B fewer times.  Every shape gives the same bits, so
- * this may depend on the GPU. */
-static int pick_shape(const ShapeInfo *shapes, int count, size_t m, size_t n)
+/* Modelled time (us) of `splits` products of m x n x k with shape s: the
+ * blocks spread evenly over the SMs, the busiest SM gets q of them and
+ * runs them `resident` at a time, then the rest. */
+static double model_us(const ShapeInfo &s, const TimeModel &model, size_t m,
+                       size_t n, size_t k, size_t splits)
 {
     const double sms = (double)sm_count();
+    const double q = ceil((double)tiles_of(s, m, n) * (double)splits / sms);
+    const double resident = (double)s.resident();
+    const double full = floor(q / resident), rest = q - full * resident;
+    const double flops =
+        2.0 * s.bm * s.bn * ((double)k + model.k_extra) * 1e-3; /* GFLOP*us */
+    double us = 0.0;
+    for (int part = 0; part < 2; ++part) {
+        const double blocks = part == 0 ? resident : rest;
+        const double waves = part == 0 ? full : rest > 0.0 ? 1.0 : 0.0;
+        if (waves == 0.0)
+            continue;
+        const double warps = blocks * s.warps;
+        const double rate = s.peak * warps / (warps + s.half);
+        us += waves * (blocks * flops / rate + model.wave_us);
+    }
+    return us;
+}
+
+/* The shape the model times fastest; ties go to the larger tile, which
+ * reads A and B fewer times.  Every shape gives the same bits, so this
+ * may depend on the GPU. */
+static int pick_shape(const ShapeInfo *shapes, int count,
+                      const TimeModel &model, size_t m, size_t n, size_t k,
+                      size_t splits)
+{
     int best = 0;
-    double best_cost = 0.0;
+    double best_us = 0.0;
     for (int i = 0; i < count; ++i) {
-        const double tiles = (double)tiles_of(shapes[i], m, n);
-        const double per_sm = ceil(tiles / sms);
-        const double warps = per_sm * shapes[i].warps;
-        const double cost =
-            warps * shapes[i].warp_cost / (warps < 4.0 ? warps : 4.0);
-        if (i == 0 || cost < best_cost) {
+        const double us = model_us(shapes[i], model, m, n, k, splits);
+        if (i == 0 || us < best_us) {
             best = i;
-            best_cost = cost;
+            best_us = us;
         }
     }
     return best;
@@ -889,7 +995,7 @@ static duo_status forced_shape(const char *where, const ShapeInfo *shapes,
 /* Launches                                                            */
 
 template <class CFG, bool TA, bool TB, bool VEC>
-static duo_status launch(const GemmParams<float> &p, unsigned blocks)
+static duo_status launch(const GemmParams<float> &p, dim3 blocks)
 {
     constexpr int bytes = CFG::SMEM;
     static const cudaError_t smem =
@@ -901,7 +1007,7 @@ static duo_status launch(const GemmParams<float> &p, unsigned blocks)
 }
 
 template <class CFG, bool TA, bool TB, bool VEC>
-static duo_status launch(const GemmParams<double> &p, unsigned blocks)
+static duo_status launch(const GemmParams<double> &p, dim3 blocks)
 {
     constexpr int bytes = kSmemF64<CFG, TA, TB>;
     static const cudaError_t smem =
@@ -913,14 +1019,14 @@ static duo_status launch(const GemmParams<double> &p, unsigned blocks)
 }
 
 /* One shape: its tile counts into p, then the kernel for the transposes
- * and alignment. */
+ * and alignment; `splits` block rows (split-K, p.split_k > 0) or 1. */
 template <class CFG, typename T>
 static duo_status launch_shape(GemmParams<T> p, duo_transpose ta,
-                               duo_transpose tb, bool vec)
+                               duo_transpose tb, bool vec, unsigned splits)
 {
     p.tiles_m = (p.m + CFG::BM - 1) / CFG::BM;
     p.tiles_n = (p.n + CFG::BN - 1) / CFG::BN;
-    const unsigned blocks = (unsigned)p.tiles_m * (unsigned)p.tiles_n;
+    const dim3 blocks((unsigned)p.tiles_m * (unsigned)p.tiles_n, splits);
     if (ta == DUO_TRANS) {
         if (tb == DUO_TRANS)
             return vec ? launch<CFG, true, true, true>(p, blocks)
@@ -936,26 +1042,185 @@ static duo_status launch_shape(GemmParams<T> p, duo_transpose ta,
 }
 
 static duo_status launch_index(int shape, const GemmParams<float> &p,
-                               duo_transpose ta, duo_transpose tb, bool vec)
+                               duo_transpose ta, duo_transpose tb, bool vec,
+                               unsigned splits)
 {
     switch (shape) {
-    case 1: return launch_shape<F32Shape1>(p, ta, tb, vec);
-    case 2: return launch_shape<F32Shape2>(p, ta, tb, vec);
-    case 3: return launch_shape<F32Shape3>(p, ta, tb, vec);
-    case 4: return launch_shape<F32Shape4>(p, ta, tb, vec);
-    default: return launch_shape<F32Shape0>(p, ta, tb, vec);
+    case 1: return launch_shape<F32Shape1>(p, ta, tb, vec, splits);
+    case 2: return launch_shape<F32Shape2>(p, ta, tb, vec, splits);
+    case 3: return launch_shape<F32Shape3>(p, ta, tb, vec, splits);
+    case 4: return launch_shape<F32Shape4>(p, ta, tb, vec, splits);
+    case 5: return launch_shape<F32Shape5>(p, ta, tb, vec, splits);
+    default: return launch_shape<F32Shape0>(p, ta, tb, vec, splits);
     }
 }
 
 static duo_status launch_index(int shape, const GemmParams<double> &p,
-                               duo_transpose ta, duo_transpose tb, bool vec)
+                               duo_transpose ta, duo_transpose tb, bool vec,
+                               unsigned splits)
 {
     switch (shape) {
-    case 1: return launch_shape<F64Shape1>(p, ta, tb, vec);
-    case 2: return launch_shape<F64Shape2>(p, ta, tb, vec);
-    case 3: return launch_shape<F64Shape3>(p, ta, tb, vec);
-    default: return launch_shape<F64Shape0>(p, ta, tb, vec);
+    case 1: return launch_shape<F64Shape1>(p, ta, tb, vec, splits);
+    case 2: return launch_shape<F64Shape2>(p, ta, tb, vec, splits);
+    case 3: return launch_shape<F64Shape3>(p, ta, tb, vec, splits);
+    default: return launch_shape<F64Shape0>(p, ta, tb, vec, splits);
     }
+}
+
+/* ------------------------------------------------------------------ */
+/* Split-K (f32)                                                       */
+
+/* Where C has few elements and k is long, the tiles of C alone leave
+ * most of the GPU idle (8192 x 64 x 8192: 64 tiles of 128 x 64 for 132
+ * SMs).  The product is then cut along k into the blocks of the order
+ * duo.h calls blocked: k blocks of DUO_GEMM_KBLOCK_F32, each an fma chain
+ * from zero, alpha * acc rounded, and added to C one after the other in
+ * k order: C = fma(beta, C, P_0) (or P_0 when beta is 0), then C = C +
+ * P_j.  That is the CPU backends' order for any k, so split products are
+ * bit-identical on CPU and CUDA.  The split is a function of (m, n, k)
+ * alone, never of the GPU or the tile shape: splits_f32() and duo.h say
+ * the same.  The block rows of one launch write P_j to a workspace and a
+ * second kernel folds them into C in order; a product with more k blocks
+ * than the workspace holds goes in groups, each folded onto C. */
+static constexpr size_t kSplitMaxElems = (size_t)1 << 19; /* m * n      */
+static constexpr size_t kSplitMinBlocks = 4;              /* k blocks   */
+static constexpr size_t kWorkspaceBytes = (size_t)64 << 20;
+
+/* k blocks to split into, 1: no split. */
+static size_t splits_f32(size_t m, size_t n, size_t k)
+{
+    const size_t kb = DUO_GEMM_KBLOCK_F32;
+    const size_t blocks = (k + kb - 1) / kb;
+    return m * n <= kSplitMaxElems && blocks >= kSplitMinBlocks ? blocks
+                                                                   : 1;
+}
+
+/* C = fma(beta, C, P_0) (beta != 0) or P_0 when `first`, then C = C + P_j
+ * for the parts in order.  P_j is m x n (row stride n) at w + j m n. */
+static __global__ void gemm_fold_f32(size_t m, size_t n, const float *w,
+                                     int parts, bool first, float beta,
+                                     float *c, size_t ldc)
+{
+    const size_t mn = m * n;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < mn;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const size_t row = i / n;
+        float *at = c + row * ldc + (i - row * n);
+        float r;
+        int j = 0;
+        if (first) {
+            r = w[i];
+            if (beta != 0.0f)
+                r = fmaf(beta, *at, r);
+            j = 1;
+        } else {
+            r = *at;
+        }
+#pragma unroll 4
+        for (; j < parts; ++j)
+            r = __fadd_rn(r, w[(size_t)j * mn + i]); /* fma(1, C, P_j) */
+        *at = r;
+    }
+}
+
+/* gemm's workspace: a pool of the current device that keeps up to
+ * kWorkspaceBytes between calls (the default pool would hand memory back
+ * at every synchronization and map it again on the next call).
+ * Allocations are stream-ordered on the default stream, like the
+ * kernels, so calls never share a workspace. */
+static duo_status workspace_alloc(const char *where, float **w, size_t bytes)
+{
+    static cudaMemPool_t pool = nullptr;
+    static const cudaError_t made = [] {
+        int dev = 0;
+        cudaError_t err = cudaGetDevice(&dev);
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
+        if (err == cudaSuccess)
+            err = cudaMemPoolCreate(&pool, &props);
+        uint64_t keep = kWorkspaceBytes;
+        if (err == cudaSuccess)
+            err = cudaMemPoolSetAttribute(
+                pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        return err;
+    }();
+    if (made != cudaSuccess)
+        return duo_cuda_fail(made, __FILE__, __LINE__, where,
+                             "cudaMemPoolCreate (split-K workspace)");
+    void *p = nullptr;
+    const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, 0);
+    if (err != cudaSuccess)
+        return duo_cuda_fail(err, __FILE__, __LINE__, where,
+                             "cudaMallocFromPoolAsync (split-K workspace)");
+    *w = static_cast<float *>(p);
+    return DUO_SUCCESS;
+}
+
+/* p: the whole product, shape chosen for k blocks; `splits` k blocks. */
+static duo_status gemm_split_f32(const char *where, int shape,
+                                 const GemmParams<float> &p,
+                                 duo_transpose ta, duo_transpose tb, bool vec,
+                                 size_t splits)
+{
+    const size_t kb = DUO_GEMM_KBLOCK_F32;
+    const size_t mn = (size_t)p.m * (size_t)p.n;
+    size_t group = kWorkspaceBytes / (mn * sizeof(float));
+    group = group < 1 ? 1 : group > splits ? splits : group;
+    if (group > 65535)
+        group = 65535; /* gridDim.y */
+    float *w = nullptr;
+    duo_status st = workspace_alloc(where, &w, group * mn * sizeof(float));
+    if (st != DUO_SUCCESS)
+        return st;
+    for (size_t first = 0; first < splits && st == DUO_SUCCESS;
+         first += group) {
+        const size_t parts = splits - first < group ? splits - first : group;
+        const size_t k0 = first * kb;
+        GemmParams<float> q = p;
+        q.a = p.a + (ta == DUO_TRANS ? k0 * p.lda : k0);
+        q.b = p.b + (tb == DUO_TRANS ? k0 : k0 * p.ldb);
+        q.k = (int)((size_t)p.k - k0 < parts * kb ? (size_t)p.k - k0
+                                                  : parts * kb);
+        q.split_k = (int)kb;
+        q.split_stride = mn;
+        q.c = w;
+        q.ldc = (size_t)p.n;
+        q.beta = 0.0f; /* P_j = alpha * acc; C is read by the fold */
+        q.vec_c = p.n % 4 == 0;
+        st = launch_index(shape, q, ta, tb, vec, (unsigned)parts);
+        if (st != DUO_SUCCESS)
+            break;
+        const size_t threads = 256, need = (mn + threads - 1) / threads;
+        const unsigned grid = (unsigned)(need < 8192 ? need : 8192);
+        gemm_fold_f32<<<grid, (unsigned)threads>>>(
+            (size_t)p.m, (size_t)p.n, w, (int)parts, first == 0, p.beta, p.c,
+            p.ldc);
+        st = check_launch(where, "gemm_fold_f32");
+    }
+    const cudaError_t freed = cudaFreeAsync(w, 0);
+    if (st == DUO_SUCCESS && freed != cudaSuccess)
+        st = duo_cuda_fail(freed, __FILE__, __LINE__, where,
+                           "cudaFreeAsync (split-K workspace)");
+    return st;
+}
+
+/* f64 never splits (splits is 1). */
+static duo_status gemm_split(const char *where, int shape,
+                             const GemmParams<float> &p, duo_transpose ta,
+                             duo_transpose tb, bool vec, size_t splits)
+{
+    return gemm_split_f32(where, shape, p, ta, tb, vec, splits);
+}
+
+static duo_status gemm_split(const char *where, int,
+                             const GemmParams<double> &, duo_transpose,
+                             duo_transpose, bool, size_t)
+{
+    return duo_fail(DUO_ERROR_BACKEND, where,
+                    "internal error: f64 has no split-K");
 }
 
 template <typename T>
@@ -966,6 +1231,7 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
 {
     const bool f64 = sizeof(T) == 8;
     const ShapeInfo *shapes = f64 ? kShapesF64 : kShapesF32;
+    const TimeModel &model = f64 ? kModelF64 : kModelF32;
     const int count = f64 ? (int)(sizeof kShapesF64 / sizeof *kShapesF64)
                           : (int)(sizeof kShapesF32 / sizeof *kShapesF32);
     int shape;
@@ -980,8 +1246,11 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
                         "multiplies dimensions up to %zu; split the product "
                         "into smaller ones",
                         m, n, k, kMaxDim);
+    const size_t splits = f64 ? 1 : splits_f32(m, n, k);
     if (shape < 0) {
-        shape = pick_shape(shapes, count, m, n);
+        shape = splits > 1 ? pick_shape(shapes, count, model, m, n,
+                                        DUO_GEMM_KBLOCK_F32, splits)
+                           : pick_shape(shapes, count, model, m, n, k, 1);
         if (tiles_of(shapes[shape], m, n) > (size_t)INT_MAX)
             shape = 0; /* the largest tile; refused below if still too many */
     }
@@ -1010,9 +1279,13 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
     p.alpha = alpha;
     p.beta = beta;
     p.vec_c = aligned16(c) && ldc % vw == 0;
+    p.split_k = 0;
+    p.split_stride = 0;
     const bool vec = aligned16(a) && lda % vw == 0 && aligned16(b) &&
                      ldb % vw == 0;
-    return launch_index(shape, p, ta, tb, vec);
+    if (splits > 1)
+        return gemm_split(where, shape, p, ta, tb, vec, splits);
+    return launch_index(shape, p, ta, tb, vec, 1);
 }
 
 duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,

@@ -278,15 +278,21 @@ duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
  *
  * Order: each element is acc = 0, acc = fma(op(A)(i,p), op(B)(p,j), acc)
  * for p = 0..K-1 in order, then C = alpha * acc (rounded) when beta is 0,
- * else fma(beta, C, alpha * acc).  CUDA f32 does exactly this for every K
- * and tile shape; CUDA f64 uses FP64 tensor cores over k in groups of 8,
- * the same for every tile shape, so its bits do not depend on the GPU's
- * choice of tiles.  The CPU backends (built with FMA) do exactly this for
- * K <= 384 (f32) or 256 (f64); larger K is summed in blocks of that size,
- * each added to C in turn.  So CPU and CUDA f32 results are bit-identical
- * for K <= 384 (sign of a zero result aside); otherwise they agree within
- * rounding.  DUO_GEMM_TILE (CUDA; e.g. "64x64", "auto") forces a tile
- * shape, for tuning; an unknown shape is refused. */
+ * else fma(beta, C, alpha * acc).  "Blocked" order: the same over k
+ * blocks of 384 (f32) or 256 (f64) in turn, block j giving P_j = alpha *
+ * acc_j (rounded); C = P_0 (beta 0) or fma(beta, C, P_0), then C = C +
+ * P_j for j = 1, 2, ... in order.
+ * CPU backends (built with FMA): the blocked order for every K (for K up
+ * to one block it is the plain order).
+ * CUDA f32: the blocked order when M * N <= 2^19 and K >= 4 * 384 = 1536
+ * (split-K: too few tiles of C to fill the GPU), else the plain order;
+ * for every tile shape.  CUDA f64 uses FP64 tensor cores over k in groups
+ * of 8, the same for every tile shape.  So the bits never depend on the
+ * GPU or its choice of tiles, and CPU and CUDA f32 results are
+ * bit-identical for K <= 384 and for split products (sign of a zero
+ * result aside); otherwise they agree within rounding.  DUO_GEMM_TILE
+ * (CUDA; e.g. "64x64", "auto") forces a tile shape, for tuning; an
+ * unknown shape is refused. */
 
 typedef enum duo_transpose { DUO_NO_TRANS, DUO_TRANS } duo_transpose;
 

@@ -16,11 +16,14 @@
  * not be read).
  *
  * Order: each element is an fma chain over k = 0..K-1 in order, then
- * alpha * sum and fma(beta, C0, alpha * sum), so f32 results are compared
- * bit for bit with that chain computed on the host (CUDA: any K; CPU
- * backends built with FMA: K up to one k block, 384).  f64 likewise on
- * the CPU backends (K up to 256).  On CUDA every tile shape
- * (DUO_GEMM_TILE) must give the same bytes as the automatic choice.
+ * alpha * sum and fma(beta, C0, alpha * sum), or that over k blocks of
+ * 384 (f32) / 256 (f64) added to C in turn (the blocked order of duo.h),
+ * so results are compared bit for bit with the order duo.h promises,
+ * computed on the host: CPU backends built with FMA, f32 and f64, the
+ * blocked order for any K; CUDA f32, the blocked order for split products
+ * (M N <= 2^19, K >= 1536), else the plain chain.  On CUDA every tile
+ * shape (DUO_GEMM_TILE) must give the same bytes as the automatic choice,
+ * split products included.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 
@@ -471,35 +474,90 @@ static void test_errors(size_t es)
 /* ------------------------------------------------------------------ */
 /* Exact order                                                          */
 
-/* The CPU backends sum K in blocks of 384 (f32) or 256 (f64), each added
- * to C by itself; below that they use one fma chain when built for a CPU
- * with FMA. */
+/* The order duo.h promises for an m x n x k product: the k block of the
+ * blocked order (SIZE_MAX: one plain chain), or 0 where it promises no
+ * order to the bit.  CPU backends built with FMA: blocks of 384 (f32) or
+ * 256 (f64).  CUDA f32: blocks of 384 when it splits k (M N <= 2^19 and
+ * K >= 4 blocks), else the plain chain; CUDA f64 (DMMA): none. */
 static int is_cuda(void) { return strcmp(duo_backend_name(), "cuda") == 0; }
 
-static size_t exact_k_limit(size_t es)
+static size_t order_kblock(size_t es, size_t m, size_t n, size_t k)
 {
-    if (is_cuda())
-        return es == 4 ? SIZE_MAX : 0; /* f64 DMMA: see duo.h */
+    if (is_cuda()) {
+        if (es == 8)
+            return 0;
+        return m * n <= ((size_t)1 << 19) && k >= 4 * 384 ? 384 : SIZE_MAX;
+    }
 #if defined(__FMA__) || defined(__aarch64__)
     return es == 4 ? 384 : 256;
 #else
+    (void)m, (void)n, (void)k;
     return 0;
 #endif
+}
+
+/* Element (i, j) in the promised order with k blocks of kb (SIZE_MAX: one
+ * chain): P_b = alpha * (fma chain over the block from 0), C = P_0 or
+ * fma(beta, C0, P_0), then C = C + P_b in block order. */
+static float order_f32(const float *a, size_t lda, duo_transpose ta,
+                       const float *b, size_t ldb, duo_transpose tb,
+                       size_t i, size_t j, size_t k, size_t kb, float alpha,
+                       float beta, float c0)
+{
+    float r = 0.0f;
+    for (size_t p0 = 0; p0 < k || p0 == 0; p0 += kb) {
+        const size_t end = k - p0 < kb ? k : p0 + kb;
+        float acc = 0.0f;
+        for (size_t p = p0; p < end; ++p)
+            acc = fmaf(a[a_at(ta, lda, i, p)], b[b_at(tb, ldb, p, j)], acc);
+        const float part = alpha * acc;
+        if (p0 == 0)
+            r = beta != 0.0f ? fmaf(beta, c0, part) : part;
+        else
+            r = fmaf(1.0f, r, part);
+        if (end == k)
+            break;
+    }
+    return r;
+}
+
+static double order_f64(const double *a, size_t lda, duo_transpose ta,
+                        const double *b, size_t ldb, duo_transpose tb,
+                        size_t i, size_t j, size_t k, size_t kb, double alpha,
+                        double beta, double c0)
+{
+    double r = 0.0;
+    for (size_t p0 = 0; p0 < k || p0 == 0; p0 += kb) {
+        const size_t end = k - p0 < kb ? k : p0 + kb;
+        double acc = 0.0;
+        for (size_t p = p0; p < end; ++p)
+            acc = fma(a[a_at(ta, lda, i, p)], b[b_at(tb, ldb, p, j)], acc);
+        const double part = alpha * acc;
+        if (p0 == 0)
+            r = beta != 0.0 ? fma(beta, c0, part) : part;
+        else
+            r = fma(1.0, r, part);
+        if (end == k)
+            break;
+    }
+    return r;
 }
 
 /* C must equal, bit for bit, acc = fma chain over p in order, then
  * r = alpha * acc, then fma(beta, C0, r) (beta != 0) or r. */
 static void test_order(size_t es)
 {
-    const shape shapes[] = {{1, 1, 1},     {3, 70, 5},     {33, 65, 17},
+    /* 1000: blocked on the CPU, one chain on CUDA; 1536 (4 blocks), 2049
+     * (the last block partial): split on CUDA f32. */
+    const shape shapes[] = {{1, 1, 1},      {3, 70, 5},     {33, 65, 17},
                             {129, 127, 200}, {70, 131, 256}, {40, 50, 384},
-                            {67, 45, 1000}, {130, 20, 2049}};
+                            {67, 45, 1000}, {31, 9, 1536},  {130, 20, 2049}};
     const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
-    const size_t limit = exact_k_limit(es);
-    long cases = 0;
+    long cases = 0, blocked = 0;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         const size_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
-        if (k > limit)
+        const size_t kb = order_kblock(es, m, n, k);
+        if (kb == 0)
             continue;
         for (int x = 0; x < 2; ++x)
             for (int y = 0; y < 2; ++y)
@@ -531,32 +589,20 @@ static void test_order(size_t es)
                                 int same;
                                 double want;
                                 if (es == 4) {
-                                    const float *a = (const float *)ha;
-                                    const float *b = (const float *)hb;
-                                    float acc = 0.0f;
-                                    for (size_t p = 0; p < k; ++p)
-                                        acc = fmaf(a[a_at(ta, lda, i, p)],
-                                                   b[b_at(tb, ldb, p, j)],
-                                                   acc);
-                                    float r = (float)alpha * acc;
-                                    if (beta != 0.0)
-                                        r = fmaf((float)beta,
-                                                 ((const float *)h0)[at], r);
+                                    const float r = order_f32(
+                                        (const float *)ha, lda, ta,
+                                        (const float *)hb, ldb, tb, i, j, k,
+                                        kb, (float)alpha, (float)beta,
+                                        ((const float *)h0)[at]);
                                     const float got = ((const float *)hc)[at];
                                     same = memcmp(&got, &r, sizeof r) == 0;
                                     want = r;
                                 } else {
-                                    const double *a = (const double *)ha;
-                                    const double *b = (const double *)hb;
-                                    double acc = 0.0;
-                                    for (size_t p = 0; p < k; ++p)
-                                        acc = fma(a[a_at(ta, lda, i, p)],
-                                                  b[b_at(tb, ldb, p, j)],
-                                                  acc);
-                                    double r = alpha * acc;
-                                    if (beta != 0.0)
-                                        r = fma(beta,
-                                                ((const double *)h0)[at], r);
+                                    const double r = order_f64(
+                                        (const double *)ha, lda, ta,
+                                        (const double *)hb, ldb, tb, i, j, k,
+                                        kb, alpha, beta,
+                                        ((const double *)h0)[at]);
                                     const double got =
                                         ((const double *)hc)[at];
                                     same = memcmp(&got, &r, sizeof r) == 0;
@@ -564,13 +610,14 @@ static void test_order(size_t es)
                                 }
                                 if (!same && bad++ < 3)
                                     CHECK_MSG(0, "C(%zu,%zu) = %.17Lg, the "
-                                              "in-order fma chain gives "
-                                              "%.17g", i, j,
-                                              get(hc, es, at), want);
+                                              "promised order (k block "
+                                              "%zu) gives %.17g", i, j,
+                                              get(hc, es, at), kb, want);
                             }
                         CHECK_MSG(bad == 0, "%zu of %zu elements differ "
-                                  "from the in-order fma chain", bad, m * n);
+                                  "from the promised order", bad, m * n);
                         ++cases;
+                        blocked += kb < k;
                     }
                     CHECK_OK(duo_free(da));
                     CHECK_OK(duo_free(db));
@@ -581,8 +628,58 @@ static void test_order(size_t es)
                     free(hc);
                 }
     }
-    printf("%s order: %ld cases bit-exact (K <= %s)\n", fname(es), cases,
-           limit == SIZE_MAX ? "any" : limit == 0 ? "none" : "the k block");
+    printf("%s order: %ld cases bit-exact, %ld of them in k blocks\n",
+           fname(es), cases, blocked);
+    test_set_context("%s", "");
+}
+
+/* CUDA f32: a split product with more k blocks than gemm's 64 MiB
+ * workspace holds (724^2 floats, 34 blocks: 32, then 2 folded onto C)
+ * still gives the blocked order, checked on a sample of elements. */
+static void test_split_groups(void)
+{
+    if (!is_cuda())
+        return;
+    const size_t m = 724, n = 724, k = 33 * 384 + 100;
+    const duo_transpose ta = DUO_TRANS, tb = DUO_NO_TRANS;
+    const float alpha = 1.5f, beta = -0.5f;
+    float *ha = (float *)random_matrix(4, k, m, m);
+    float *hb = (float *)random_matrix(4, k, n, n);
+    float *h0 = (float *)random_matrix(4, m, n, n);
+    float *hc = (float *)test_xmalloc(m * n * sizeof(float));
+    void *da = dev_copy(ha, k * m * sizeof(float));
+    void *db = dev_copy(hb, k * n * sizeof(float));
+    void *dc = dev_copy(h0, m * n * sizeof(float));
+    test_set_context("f32 split in groups m=%zu n=%zu k=%zu", m, n, k);
+    if (CHECK_OK(duo_gemm_f32(ta, tb, m, n, k, alpha, (const float *)da, m,
+                              (const float *)db, n, beta, (float *)dc, n))) {
+        test_to_host(hc, dc, m * n * sizeof(float));
+        size_t bad = 0, checked = 0;
+        for (size_t s = 0; s < 512; ++s) {
+            const size_t i = s == 0 ? 0 : s == 1 ? m - 1
+                           : (size_t)test_rng_u64(&rng) % m;
+            const size_t j = s == 0 ? 0 : s == 1 ? n - 1
+                           : (size_t)test_rng_u64(&rng) % n;
+            const float want = order_f32(ha, m, ta, hb, n, tb, i, j, k, 384,
+                                         alpha, beta, h0[i * n + j]);
+            const float got = hc[i * n + j];
+            ++checked;
+            if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 3)
+                CHECK_MSG(0, "C(%zu,%zu) = %.9g, the blocked order gives "
+                          "%.9g", i, j, got, want);
+        }
+        CHECK_MSG(bad == 0, "%zu of %zu sampled elements differ from the "
+                  "blocked order", bad, checked);
+        printf("f32 split in groups: %zu sampled elements bit-exact\n",
+               checked);
+    }
+    CHECK_OK(duo_free(da));
+    CHECK_OK(duo_free(db));
+    CHECK_OK(duo_free(dc));
+    free(ha);
+    free(hb);
+    free(h0);
+    free(hc);
     test_set_context("%s", "");
 }
 
@@ -593,13 +690,15 @@ static void test_tile_shapes(size_t es)
 {
     if (!is_cuda())
         return;
-    static const char *const f32_shapes[] = {"128x128", "128x64", "64x64",
-                                             "32x64", "32x32", NULL};
+    static const char *const f32_shapes[] = {"128x128", "128x64", "64x128",
+                                             "64x64",   "32x64",  "32x32",
+                                             NULL};
     static const char *const f64_shapes[] = {"128x128", "64x64", "64x32",
                                              "32x32", NULL};
     const char *const *names = es == 4 ? f32_shapes : f64_shapes;
-    const shape shapes[] = {{1, 1, 1}, {31, 33, 17}, {130, 70, 33},
-                            {257, 131, 70}, {300, 260, 129}};
+    /* The last is split over k on CUDA f32 (5 blocks, the last partial). */
+    const shape shapes[] = {{1, 1, 1},      {31, 33, 17},    {130, 70, 33},
+                            {257, 131, 70}, {300, 260, 129}, {70, 37, 1601}};
     const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
     const size_t pads[2] = {0, 3};
     long cases = 0;
@@ -708,6 +807,7 @@ int main(void)
         test_order(es);
         test_tile_shapes(es);
     }
+    test_split_groups();
     printf("gemm: %ld cases checked elementwise; largest error / bound "
            "%.3Lg\n", checked_cases, worst_ratio);
     CHECK_OK(duo_finalize());
