@@ -223,6 +223,9 @@ void bicgstab_solver_create(bicgstab_solver *c, size_t nx, size_t ny,
     DUO_CHECK(duo_malloc((void **)&c->s, bytes));
     DUO_CHECK(duo_malloc((void **)&c->t, bytes));
     DUO_CHECK(duo_malloc((void **)&c->sc, sizeof(bicgstab_scalars)));
+    /* Slots a solve has not reached yet are copied to the host with the
+     * rest of the scalars: give them a value. */
+    DUO_CHECK(duo_memset(c->sc, 0, sizeof(bicgstab_scalars)));
     DUO_CHECK(duo_malloc((void **)&c->history, maxit * sizeof(double)));
     /* s and t are read (never used) by a first iteration that breaks down
      * at once: give them defined contents. */

@@ -139,6 +139,9 @@ void cg_solver_create(cg_solver *c, size_t nx, size_t ny, double tol,
     DUO_CHECK(duo_malloc((void **)&c->p, bytes));
     DUO_CHECK(duo_malloc((void **)&c->q, bytes));
     DUO_CHECK(duo_malloc((void **)&c->s, sizeof(cg_scalars)));
+    /* The slot a solve has not reached yet is copied to the host with
+     * the rest of the scalars (cg_solver_status): give it a value. */
+    DUO_CHECK(duo_memset(c->s, 0, sizeof(cg_scalars)));
     DUO_CHECK(duo_malloc((void **)&c->history, maxit * sizeof(double)));
     DUO_CHECK(duo_graph_capture(NULL, batch_body, c, &c->batch));
 }

@@ -84,6 +84,8 @@ def classify(text):
         reported = int(m[-1])
     if r:
         reported = max(reported or 0, int(r[-1][0]))
+    if "terminated before first instrumented API call" in text:
+        return 0, 0, [], True  # no CUDA call at all (a usage error)
     bl = blocks(text)
     expected = [b for b in bl if is_expected(b)]
     unexpected = [b[0] for b in bl if not is_expected(b)]
