@@ -34,7 +34,9 @@ duo_status dist_require_init(const char *where);
 void dist_small_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                        size_t n, void *result);
 
-/* Free the device scratch duo_dist_reduce keeps (duo_dist_finalize). */
+/* Free the device scratch duo_dist_reduce and duo_dist_dot keep
+ * (duo_dist_finalize). */
 void dist_reduce_release(void);
+void dist_dot_release(void);
 
 #endif /* DUO_DIST_INTERNAL_H */
