@@ -197,7 +197,8 @@ void cg_solver_create(cg_solver *c, size_t nx, size_t ny, double tol,
 void cg_solver_create_rows(cg_solver *c, const duo_dist_rows *rows,
                            double tol, size_t maxit, const double *b)
 {
-    create(c, rows, duo_dist_has_mpi(), tol, maxit, b);
+    /* One rank needs no MPI call: it keeps the graph. */
+    create(c, rows, duo_dist_size() > 1, tol, maxit, b);
 }
 
 void cg_solver_destroy(cg_solver *c)

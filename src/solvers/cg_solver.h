@@ -17,7 +17,7 @@
  * only after each batch, and the iteration count and every iterate are
  * those of an iteration-by-iteration loop, on every backend.
  *
- * Several ranks (cg_solver_create_rows in a build with MPI): each rank
+ * Several ranks (cg_solver_create_rows, MPI, more than one rank): each rank
  * holds its rows of the grid (duo/dist.h), p with a halo row above and
  * below, refreshed from the neighbours before each A p; the dot products
  * are duo_dist_dot, which has the bits of duo_dot_async on the whole
@@ -76,8 +76,8 @@ typedef struct cg_solver {
 void cg_solver_create(cg_solver *c, size_t nx, size_t ny, double tol,
                       size_t maxit, const double *b);
 /* The same for this rank's rows of the grid (duo_dist_rows_make; b
- * holds those rows): split among the ranks in a build with MPI, the whole
- * grid and cg_solver_create's graph otherwise. */
+ * holds those rows): split among the ranks when there are several, the
+ * whole grid and cg_solver_create's graph on one. */
 void cg_solver_create_rows(cg_solver *c, const duo_dist_rows *rows,
                            double tol, size_t maxit, const double *b);
 void cg_solver_destroy(cg_solver *c);
