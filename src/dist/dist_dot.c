@@ -6,7 +6,8 @@
  * of CHUNK = steps * LANES elements, each reduced to a partial, then a
  * final pass over the partials.  So:
  *
- *  1. the ranks all-gather their ranges (and check that they agree);
+ *  1. the ranks check that they make the same call (dist_agree) and
+ *     all-gather their ranges;
  *  2. chunk c belongs to the rank holding its first element.  A rank
  *     whose piece does not begin on a chunk boundary sends the elements
  *     of x and y before its first boundary to the owner of the chunk they
@@ -338,7 +339,9 @@ duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
         return dist_collective_failed(duo_fail(
             DUO_ERROR_OUT_OF_MEMORY, where, "no host memory for %d records",
             duo_dist_state.size));
-    st = gather_ranges(where, type, range, all);
+    st = dist_agree(where, DOT_KIND, 0, type, x, range, NULL);
+    if (st == DUO_SUCCESS)
+        st = gather_ranges(where, type, range, all);
     const size_t n = range->n, esz = duo_dtype_size(type);
     const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(esz));
     const size_t chunk = steps * DUO_REDUCE_LANES(esz);
