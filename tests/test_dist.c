@@ -578,6 +578,121 @@ static void test_reduce_errors(void)
     duo_dist_set_abort_on_error(1);
 }
 
+/* duo_dist_dot against duo_dot_async on the whole arrays (every rank
+ * holds a copy): the same bits, for any split; and against a long double
+ * sum within the bound of a sum of n rounded products. */
+static void test_dot_case(duo_dtype type, size_t n, int how, uint64_t seed)
+{
+    const size_t esz = duo_dtype_size(type);
+    test_set_context("rank %d/%d dot %s n=%zu split %d", rank_, size_,
+                     type_name(type), n, how);
+    unsigned char *hx = (unsigned char *)test_xmalloc(n * esz + 8);
+    unsigned char *hy = (unsigned char *)test_xmalloc(n * esz + 8);
+    make_array(type, n, 0, seed, hx);
+    make_array(type, n, 0, seed + 1000, hy);
+    const duo_dist_range r = split(n, how);
+    void *xall = n ? test_device_alloc(n * esz) : NULL;
+    void *yall = n ? test_device_alloc(n * esz) : NULL;
+    void *xm = r.count ? test_device_alloc(r.count * esz) : NULL;
+    void *ym = r.count ? test_device_alloc(r.count * esz) : NULL;
+    double *dres = (double *)test_device_alloc(sizeof(double));
+    if (n) {
+        test_to_device(xall, hx, n * esz);
+        test_to_device(yall, hy, n * esz);
+    }
+    if (r.count) {
+        test_to_device(xm, hx + r.begin * esz, r.count * esz);
+        test_to_device(ym, hy + r.begin * esz, r.count * esz);
+    }
+    const void *xs[1] = {xall}, *ys[1] = {yall};
+    double want = 0.0, got = test_nan_f64();
+    CHECK_OK(duo_dot_async(type, n, 1, xs, ys, dres, NULL));
+    CHECK_OK(duo_memcpy(&want, dres, sizeof want, DUO_DEVICE_TO_HOST));
+    if (CHECK_OK(duo_dist_dot(type, xm, ym, &r, &got))) {
+        CHECK_BITS_F64(got, want);
+        long double s = 0, a = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const double xi = type == DUO_F32 ? ((float *)hx)[i]
+                                              : ((double *)hx)[i];
+            const double yi = type == DUO_F32 ? ((float *)hy)[i]
+                                              : ((double *)hy)[i];
+            s += (long double)xi * yi;
+            a += fabsl((long double)xi * yi);
+        }
+        /* n - 1 additions and a product each: gamma_n sum |x_i y_i|. */
+        CHECK_NEAR(got, (double)s, ((double)n + 1) * 1.12e-16 * (double)a);
+    }
+    if (xall) {
+        CHECK_OK(duo_free(xall));
+        CHECK_OK(duo_free(yall));
+    }
+    if (xm) {
+        CHECK_OK(duo_free(xm));
+        CHECK_OK(duo_free(ym));
+    }
+    CHECK_OK(duo_free(dres));
+    free(hx);
+    free(hy);
+}
+
+static void test_dot(void)
+{
+    /* f64 chunks hold 512 elements (1024 from n = 2^20 on, 2048 from
+     * 2^21), f32 chunks 1024 (2048 from 2^21). */
+    static const size_t ns[] = {0,    1,    2,    3,      511,   512,
+                                513,  1000, 1024, 4099,   65537, 262144,
+                                262147};
+    uint64_t seed = 500;
+    for (int t = 0; t < 2; ++t)
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; ++k)
+            for (int how = 0; how < 2; ++how)
+                test_dot_case((duo_dtype)t, ns[k], how, ++seed);
+    test_dot_case(DUO_F64, (size_t)1 << 20 | 3, 1, ++seed);
+    test_dot_case(DUO_F64, ((size_t)1 << 21) + 7, 0, ++seed);
+    test_dot_case(DUO_F32, ((size_t)1 << 21) + 5, 1, ++seed);
+
+    /* Errors: every rank the same bad call, or ranks that disagree. */
+    test_set_context("rank %d/%d dot errors", rank_, size_);
+    duo_dist_set_abort_on_error(0);
+    duo_dist_range r;
+    CHECK_OK(duo_dist_block_1d(100, size_, rank_, &r));
+    double *dev = (double *)test_device_alloc(100 * sizeof(double));
+    double out = 42.0;
+    CHECK_STATUS(duo_dist_dot(DUO_I32, dev, dev, &r, &out),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_F32 or DUO_F64");
+    CHECK_STATUS(duo_dist_dot(DUO_F64, dev, dev, NULL, &out),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "range is NULL");
+    CHECK_STATUS(duo_dist_dot(DUO_F64, dev, NULL, &r, &out),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "y is NULL");
+    CHECK_STATUS(duo_dist_dot(DUO_F64, dev, dev, &r, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "result is NULL");
+    if (size_ > 1) {
+        duo_dist_range longer = r;
+        if (rank_ == size_ - 1)
+            longer.n = 101;
+        CHECK_STATUS(duo_dist_dot(DUO_F64, dev, dev, &longer, &out),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "length");
+        duo_dist_range gap = r;
+        if (rank_ == 1)
+            gap.count -= 1;
+        CHECK_STATUS(duo_dist_dot(DUO_F64, dev, dev, &gap, &out),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "pieces");
+        CHECK_STATUS(duo_dist_dot(rank_ == 1 ? DUO_F32 : DUO_F64, dev, dev,
+                                  &r, &out),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "ranks disagree");
+    }
+    CHECK(out == 42.0);
+    CHECK_OK(duo_free(dev));
+    duo_dist_set_abort_on_error(1);
+}
+
 static void test_gather(void)
 {
     test_set_context("rank %d/%d gather", rank_, size_);
@@ -630,6 +745,7 @@ int main(int argc, char **argv)
     test_halo();
     test_reduce();
     test_reduce_errors();
+    test_dot();
     test_gather();
     CHECK_OK(duo_dist_barrier());
     char name[64];

@@ -184,6 +184,26 @@ duo_status duo_dist_reduce_arg(duo_reduce_op op, duo_dtype type,
                                const void *x, const duo_dist_range *range,
                                size_t *index, void *value);
 
+/*
+ * Global dot product: *result = sum_i x[i] y[i] over the n elements of
+ * `range` (DUO_F32 or DUO_F64; x and y are this rank's pieces, device
+ * memory), with exactly the bits that duo_dot_async(type, n, 1, ...)
+ * gives on the whole arrays in one process -- for any number of ranks
+ * and any split.  So a solver distributed with it computes what the
+ * single-process solver computes, bit for bit.
+ *
+ * How: duo's order for n elements (src/reduce_order.h) cuts the array
+ * into chunks whose size depends on n alone; each chunk's partial is
+ * computed, in that order, by the rank holding the chunk's first
+ * element (the elements of a chunk that continues on the following
+ * ranks are sent to it first); every rank receives every partial and
+ * folds them as duo's final pass does.  Unlike duo_dist_reduce the chunk
+ * size grows with n, so the partials exchanged number n / 512 to
+ * n / 8192 (f64).  Every rank gets the result on the host.
+ */
+duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
+                        const duo_dist_range *range, double *result);
+
 /* Copy each rank's piece `range` of device array x into host array out
  * (n elements) on rank `root`; other ranks' out is not used (may be
  * NULL). */

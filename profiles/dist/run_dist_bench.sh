@@ -5,12 +5,17 @@
 # under OUTDIR (report.md is the summary):
 #   1. make <BACKEND>-mpi (cuda on a GPU machine: NCCL is used when found)
 #      and its mpi-labelled tests (1..4 ranks);
-#   2. make compare-mpi: duo-heat on 1..4 ranks vs the serial build, bit
-#      for bit;
+#   2. make compare-mpi: duo-heat and duo-cg on 1..4 ranks vs the serial
+#      build, bit for bit;
 #   3. duo-dist-bench on NP ranks: duo_dist_reduce vs MPI_Allreduce /
 #      ncclAllReduce on one 8-byte value, halo exchange vs MPI_Sendrecv;
 #   4. duo-heat strong scaling (SIZE x SIZE on 1..NP ranks) and weak
-#      scaling (SIZE x SIZE per rank), STEPS steps, median of 5 runs.
+#      scaling (SIZE x SIZE per rank), STEPS steps, median of 5 runs;
+#      duo-cg the same with STEPS iterations (--maxit, a tolerance never
+#      reached), SIZE/2 on CPUs.
+#
+# Six files in OUTDIR: report.md, build.log, tests.log, compare-mpi.log,
+# dist-bench.log, scaling.log (every scaling run's output, in order).
 #
 # Defaults: BACKEND cuda if nvidia-smi lists a GPU, else serial; NP = the
 # GPUs (else 2); SIZE 8192 on GPUs, 2048 on CPUs; STEPS 200 / 50.
@@ -81,31 +86,45 @@ mpirun "${flags[@]}" -np "$np" "build/$backend-mpi/bin/duo-dist-bench" \
 grep -v '^duo-dist: ' "$out/dist-bench.log" | tee -a "$report" >/dev/null
 say ""
 
-echo "== heat scaling" >&2
-heat() { # ranks W H -> median ms
-  local log="$out/heat-np$1-$2x$3.log"
-  mpirun "${flags[@]}" -np "$1" "build/$backend-mpi/bin/duo-heat" "$2" "$3" \
-    --steps "$steps" --reps 5 >"$log" 2>&1 || status=1
+echo "== scaling" >&2
+: >"$out/scaling.log"
+run_app() { # ranks app args... -> median ms
+  local np_=$1 app=$2 log
+  shift 2
+  log=$(mktemp)
+  echo "== mpirun -np $np_ $app $*" >>"$out/scaling.log"
+  mpirun "${flags[@]}" -np "$np_" "build/$backend-mpi/bin/$app" "$@" \
+    >"$log" 2>&1 || status=1
+  cat "$log" >>"$out/scaling.log"
   sed -n 's/.* median_ms=\([^ ]*\).*/\1/p' "$log" | head -n 1
+  rm -f "$log"
 }
-say "## duo-heat scaling, $steps steps, median of 5 runs"
+scaling() { # app n args...: strong on n x n, weak on n x (n P)
+  local app=$1 n=$2 t1 tp eff p rows
+  shift 2
+  t1=$(run_app 1 "$app" "$n" "$n" "$@")
+  say "| $app | strong | 1 | ${n}x${n} | $t1 | 1.000 |"
+  for p in $(seq 2 "$np"); do
+    tp=$(run_app "$p" "$app" "$n" "$n" "$@")
+    eff=$(awk -v a="$t1" -v b="$tp" -v p="$p" 'BEGIN { if (b > 0) printf "%.3f", a / (p * b); else print "-" }')
+    say "| $app | strong | $p | ${n}x${n} | $tp | $eff |"
+  done
+  for p in $(seq 2 "$np"); do
+    rows=$((n * p))
+    tp=$(run_app "$p" "$app" "$n" "$rows" "$@")
+    eff=$(awk -v a="$t1" -v b="$tp" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')
+    say "| $app | weak | $p | ${n}x${rows} | $tp | $eff |"
+  done
+}
+cg_size=$([ "$backend" = cuda ] && echo "$size" || echo $((size / 2)))
+say "## Scaling: duo-heat $steps steps, duo-cg $steps iterations, median of 5 runs"
 say ""
-say "| kind | ranks | grid | median ms | efficiency |"
-say "|---|---|---|---|---|"
-t1=$(heat 1 "$size" "$size")
-say "| strong | 1 | ${size}x${size} | $t1 | 1.000 |"
-for p in $(seq 2 "$np"); do
-  tp=$(heat "$p" "$size" "$size")
-  eff=$(awk -v a="$t1" -v b="$tp" -v p="$p" 'BEGIN { if (b > 0) printf "%.3f", a / (p * b); else print "-" }')
-  say "| strong | $p | ${size}x${size} | $tp | $eff |"
-done
-for p in $(seq 2 "$np"); do
-  rows=$((size * p))
-  tp=$(heat "$p" "$size" "$rows")
-  eff=$(awk -v a="$t1" -v b="$tp" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')
-  say "| weak | $p | ${size}x${rows} | $tp | $eff |"
-done
+say "| app | kind | ranks | grid | median ms | efficiency |"
+say "|---|---|---|---|---|---|"
+scaling duo-heat "$size" --steps "$steps" --reps 5
+scaling duo-cg "$cg_size" --maxit "$steps" --tol 1e-300 --reps 5
 say ""
 say "Strong efficiency = T(1) / (P T(P)); weak = T(1) / T(P) with SIZE x SIZE per rank."
+say "duo-cg on 1 rank runs its graph; on several, plain calls and duo_dist_dot."
 echo "run_dist_bench: report in $report (status $status)" >&2
 exit $status

@@ -46,6 +46,15 @@
  *     much more slowly, or not at all).
  * --dump FILE writes x ("x", f64, ny x nx) and the relative residual
  * after each iteration ("residual", f64).
+ *
+ * Several ranks (a build with -DDUO_MPI=ON, under mpirun): the grid's
+ * rows are split among the ranks (duo/dist.h), p's halo rows come from
+ * the neighbours before each A p, and the dot products are duo_dist_dot,
+ * which has the bits of the single-process duo_dot_async.  So x, the
+ * residual history and the iteration count are the same, bit for bit,
+ * for any number of ranks and as in the build without MPI; rank 0
+ * gathers x for --check and --dump.  More ranks than rows is refused.
+ * Without MPI the same code runs as rank 0 of 1.
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +63,7 @@
 #include <time.h>
 
 #include <duo.h>
+#include <duo/dist.h>
 
 #include "app_common.h"
 #include "cg_solver.h"
@@ -201,7 +211,7 @@ static double true_residual(size_t nx, size_t ny, const double *b,
 static int check_cg(const cg_run *c, const double *b, const double *x)
 {
     const size_t nx = c->solver.nx, ny = c->solver.ny;
-    const size_t count = c->solver.count;
+    const size_t count = nx * ny;
     const double tol = c->solver.tol;
     const double bnorm = sqrt(dot_host(count, b, b));
     double *xh = (double *)app_host_alloc(PROG, count * sizeof(double));
@@ -304,22 +314,39 @@ int main(int argc, char **argv)
     const size_t count = app_count(PROG, "nx", nx, ny);
     const size_t bytes = app_bytes(PROG, "nx", count, sizeof(double));
 
-    app_init(PROG);
+    duo_status st = duo_dist_init(&argc, &argv);
+    if (st != DUO_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
+        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+    }
+    const int rank = duo_dist_rank();
+    duo_dist_rows rows;
+    if (duo_dist_rows_make(ny, nx, &rows) != DUO_SUCCESS) {
+        /* Every rank decides the same (e.g. more ranks than rows). */
+        if (rank == 0)
+            fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
+        duo_dist_finalize();
+        return 2;
+    }
+    const duo_dist_range mine = duo_dist_rows_range(&rows);
 
+    /* Every rank draws the whole b and keeps its rows of it. */
     app_rng rng;
     app_rng_seed(&rng, args.seed);
     double *b = (double *)app_host_alloc(PROG, bytes);
     app_fill_f64(b, count, &rng);
     double *db = NULL;
-    DUO_CHECK(duo_malloc((void **)&db, bytes));
-    DUO_CHECK(duo_memcpy(db, b, bytes, DUO_HOST_TO_DEVICE));
+    DUO_DIST_CHECK(duo_malloc((void **)&db, mine.count * sizeof(double)));
+    DUO_DIST_CHECK(duo_memcpy(db, b + mine.begin,
+                              mine.count * sizeof(double),
+                              DUO_HOST_TO_DEVICE));
 
     cg_run run;
     memset(&run, 0, sizeof run);
-    cg_solver_create(&run.solver, nx, ny, tol, maxit, db);
+    cg_solver_create_rows(&run.solver, &rows, tol, maxit, db);
 
     /* Warm-up, which is also the checked and dumped solve. */
-    run.progress = 1;
+    run.progress = rank == 0;
     run_cg(&run);
     run.progress = 0;
     const size_t iterations = run.iterations;
@@ -327,7 +354,7 @@ int main(int argc, char **argv)
     const int converged = run.state == CG_CONVERGED;
     double *x = (double *)app_host_alloc(PROG, bytes);
     memset(x, 0xff, bytes);
-    DUO_CHECK(duo_memcpy(x, run.solver.x, bytes, DUO_DEVICE_TO_HOST));
+    DUO_DIST_CHECK(duo_dist_gather(DUO_F64, run.solver.x, &mine, x, 0));
     double *history = (double *)app_host_alloc(
         PROG, (iterations > 0 ? iterations : 1) * sizeof(double));
     cg_solver_history(&run.solver, history, iterations);
@@ -337,9 +364,14 @@ int main(int argc, char **argv)
     snprintf(size, sizeof size, "%zux%zu", nx, ny);
     snprintf(extra, sizeof extra, "iterations=%zu residual=%.3e tol=%g%s",
              iterations, residual, tol, converged ? "" : " converged=no");
-    app_print_result(PROG, size, extra, args.reps, ms, "GFLOP/s",
-                     FLOPS_PER_POINT * (double)count * (double)iterations);
-    if (!converged)
+    if (duo_dist_size() > 1)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                 " ranks=%d", duo_dist_size());
+    if (rank == 0)
+        app_print_result(PROG, size, extra, args.reps, ms, "GFLOP/s",
+                         FLOPS_PER_POINT * (double)count *
+                             (double)iterations);
+    if (!converged && rank == 0)
         fprintf(stderr, "%s: not converged: relative residual %.3e >= tol "
                 "%g after %zu iterations%s\n", PROG, residual, tol,
                 iterations, run.state == CG_BREAKDOWN
@@ -347,10 +379,10 @@ int main(int argc, char **argv)
                                 : " (raise --maxit)");
 
     int failed = 0;
-    if (args.check)
+    if (args.check && rank == 0)
         failed = check_cg(&run, b, x);
 
-    if (dump_path != NULL) {
+    if (dump_path != NULL && rank == 0) {
         dump_writer *d = dump_open(dump_path, PROG, argc, argv);
         const size_t dims[2] = {ny, nx};
         dump_array(d, "x", DUO_F64, 2, dims, x);
@@ -360,10 +392,10 @@ int main(int argc, char **argv)
     }
 
     cg_solver_destroy(&run.solver);
-    DUO_CHECK(duo_free(db));
+    DUO_DIST_CHECK(duo_free(db));
     free(b);
     free(x);
     free(history);
-    DUO_CHECK(duo_finalize());
+    DUO_DIST_CHECK(duo_dist_finalize());
     return failed;
 }

@@ -14,6 +14,10 @@
 #include "comm.h"
 
 static int started_mpi; /* 1 when dist_comm_init called MPI_Init */
+/* dist_comm_agree's record as one MPI element, and its operation:
+ * created by dist_comm_init, freed by dist_comm_finalize. */
+static MPI_Datatype agree_type = MPI_DATATYPE_NULL;
+static MPI_Op agree_op = MPI_OP_NULL;
 
 static duo_status mpi_failed(const char *where, const char *call, int err)
 {
@@ -66,6 +70,15 @@ static duo_status local_rank_of(int *local_rank)
     return DUO_SUCCESS;
 }
 
+/* MPI's form of dist_agree_combine: in holds the lower ranks' records. */
+static void agree_apply(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int k = 0; k < *len; ++k)
+        dist_agree_combine((const uint64_t *)in + k * DIST_AGREE_WORDS,
+                           (uint64_t *)inout + k * DIST_AGREE_WORDS);
+}
+
 duo_status dist_comm_init(int *argc, char ***argv, int *rank, int *size,
                           int *local_rank)
 {
@@ -81,11 +94,26 @@ duo_status dist_comm_init(int *argc, char ***argv, int *rank, int *size,
             "duo_dist_init");
     MPI_TRY(MPI_Comm_rank(MPI_COMM_WORLD, rank), "duo_dist_init");
     MPI_TRY(MPI_Comm_size(MPI_COMM_WORLD, size), "duo_dist_init");
+    if (agree_op == MPI_OP_NULL) {
+        MPI_TRY(MPI_Type_contiguous(DIST_AGREE_WORDS, MPI_UINT64_T,
+                                    &agree_type), "duo_dist_init");
+        MPI_TRY(MPI_Type_commit(&agree_type), "duo_dist_init");
+        /* Not commutative: the pieces' order is checked in rank order. */
+        MPI_TRY(MPI_Op_create(agree_apply, 0, &agree_op), "duo_dist_init");
+    }
     return local_rank_of(local_rank);
 }
 
 duo_status dist_comm_finalize(void)
 {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && agree_op != MPI_OP_NULL) {
+        MPI_Op_free(&agree_op);
+        MPI_Type_free(&agree_type);
+        agree_op = MPI_OP_NULL;
+        agree_type = MPI_DATATYPE_NULL;
+    }
     if (started_mpi) {
         started_mpi = 0;
         MPI_TRY(MPI_Finalize(), "duo_dist_finalize");
@@ -117,6 +145,13 @@ duo_status dist_comm_allgather(const char *where, const void *send,
         return st;
     MPI_TRY(MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes,
                           MPI_BYTE, MPI_COMM_WORLD), where);
+    return DUO_SUCCESS;
+}
+
+duo_status dist_comm_agree(const char *where, uint64_t *record)
+{
+    MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, record, 1, agree_type, agree_op,
+                          MPI_COMM_WORLD), where);
     return DUO_SUCCESS;
 }
 

@@ -37,6 +37,13 @@ duo_status dist_comm_allgather(const char *where, const void *send,
     return DUO_SUCCESS;
 }
 
+duo_status dist_comm_agree(const char *where, uint64_t *record)
+{
+    (void)where;
+    (void)record; /* one rank: its record is the result */
+    return DUO_SUCCESS;
+}
+
 duo_status dist_comm_allreduce_max_u64(const char *where, uint64_t *buf,
                                        size_t n)
 {

@@ -34,6 +34,8 @@ compare=build/serial/bin/duo-compare
 runs=(
   "duo-heat|512 512 --steps 200"
   "duo-heat|301 97 --steps 50 --k 0.25 --seed 9"
+  "duo-cg|512 512"
+  "duo-cg|301 97 --seed 9"
 )
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -n 1; }
 

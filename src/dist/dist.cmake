@@ -7,7 +7,12 @@
 # halo rows travel GPU to GPU through NCCL, without it through CUDA-aware
 # MPI or pinned host buffers (backend_cuda/dist.cu decides at run time).
 set(DUO_DIST_SOURCES dist/dist_runtime.c dist/dist_layout.c
-  dist/dist_reduce.c dist/dist_halo.c dist/dist_order.c)
+  dist/dist_reduce.c dist/dist_halo.c dist/dist_order.c dist/dist_dot.c
+  dist/dot_chunks.c)
+# dot_chunks.c holds kernels: CUDA C++ in a CUDA build.
+if(DUO_BACKEND STREQUAL "cuda")
+  set_source_files_properties(dist/dot_chunks.c PROPERTIES LANGUAGE CUDA)
+endif()
 if(DUO_MPI)
   find_package(MPI REQUIRED COMPONENTS C)
   message(STATUS "duo: MPI ${MPI_C_VERSION} (${MPI_C_LIB_NAMES}); "

@@ -34,7 +34,18 @@ duo_status dist_require_init(const char *where);
 void dist_small_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                        size_t n, void *result);
 
-/* Free the device scratch duo_dist_reduce keeps (duo_dist_finalize). */
+/* The first exchange of every reduction, gather and dot (dist_reduce.c):
+ * checks that all ranks make the same call (kind, op, type, n); with
+ * elems != NULL and n <= DUO_DIST_INLINE also gathers the whole array
+ * into elems (host) and checks the pieces' order.  Every rank reaches
+ * the same verdict. */
+duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
+                      const void *x, const duo_dist_range *range,
+                      void *elems);
+
+/* Free the device scratch duo_dist_reduce and duo_dist_dot keep
+ * (duo_dist_finalize). */
 void dist_reduce_release(void);
+void dist_dot_release(void);
 
 #endif /* DUO_DIST_INTERNAL_H */

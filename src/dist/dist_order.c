@@ -9,6 +9,12 @@
  * (the identity beyond n), each thread pairs its VEC lanes, the block
  * folds in warps and then across warps; the final pass puts the one
  * partial in thread 0 of FINAL_THREADS and folds again.
+ *
+ * With n <= DUO_DIST_INLINE at most 4 threads of the first warp hold
+ * data; every other value is the identity, so it is not stored: a fold
+ * step reads the identity constant where the full array would hold it.
+ * This is on the path of every small reduction, whose cost should be
+ * MPI's.
  */
 #include <math.h>
 #include <stdint.h>
@@ -21,50 +27,33 @@
 #define MAX(a, b) DUO_COMBINE_DUO_MAX(a, b)
 
 /* Step 4 of reduce_order.h, v[i] = v[i] + v[i + h] for h = size/2 .. 1,
- * when only v[0..active) may differ from the identity.  Entries from
- * `active` on stay the identity (identity + identity is the identity),
- * so only i < active is computed: an entry next to the identity still
- * gets combined with it (for sums that turns -0 into +0, as on the GPU). */
-#define FOLD(v, size, OP, active)                              \
-    do {                                                       \
-        size_t m_ = (active);                                  \
-        for (size_t h_ = (size) / 2; h_ > 0; h_ /= 2) {        \
-            if (m_ > h_)                                       \
-                m_ = h_;                                       \
-            for (size_t i_ = 0; i_ < m_; ++i_)                 \
-                v[i_] = OP(v[i_], v[i_ + h_]);                 \
-        }                                                      \
+ * on an array of `size` values of which only v[0..active) may differ
+ * from the identity and only those are stored.  A step combines
+ * i < min(active, h) -- an entry next to the identity still gets
+ * combined with it (for sums that turns -0 into +0, as on the GPU) --
+ * after which only v[0..min(active, h)) is read again. */
+#define FOLD(v, size, OP, IDENTITY, active)                               \
+    do {                                                                  \
+        size_t m_ = (active);                                             \
+        for (size_t h_ = (size) / 2; h_ > 0; h_ /= 2) {                   \
+            const size_t lim_ = m_ < h_ ? m_ : h_;                        \
+            for (size_t i_ = 0; i_ < lim_; ++i_)                          \
+                (v)[i_] = OP((v)[i_], i_ + h_ < m_ ? (v)[i_ + h_]         \
+                                                   : (IDENTITY));         \
+            m_ = lim_;                                                    \
+        }                                                                 \
     } while (0)
 
-/* Steps 4 over a block: each warp, then the warps. */
-#define BLOCK_FOLD(Acc, v, threads, OP, IDENTITY, active, out)          \
-    do {                                                                \
-        Acc warps_[(threads) / DUO_REDUCE_WARP];                        \
-        size_t wactive_ = 0;                                            \
-        for (size_t w_ = 0; w_ < (threads) / DUO_REDUCE_WARP; ++w_) {   \
-            warps_[w_] = IDENTITY;                                      \
-            const size_t lo_ = w_ * DUO_REDUCE_WARP;                    \
-            if (lo_ >= (active))                                        \
-                continue;                                               \
-            Acc *warp_ = (v) + lo_;                                     \
-            FOLD(warp_, DUO_REDUCE_WARP, OP, (active) - lo_);           \
-            warps_[w_] = warp_[0];                                      \
-            wactive_ = w_ + 1;                                          \
-        }                                                               \
-        FOLD(warps_, (threads) / DUO_REDUCE_WARP, OP, wactive_);        \
-        (out) = warps_[0];                                              \
-    } while (0)
+/* Threads holding data: at most DUO_DIST_INLINE / 2 (VEC >= 2). */
+#define SMALL_THREADS (DUO_DIST_INLINE / 2)
 
 #define DEFINE_SMALL(name, In, Acc, OP, IDENTITY)                        \
     static Acc name(const In *x, size_t n)                               \
     {                                                                    \
         enum { VEC = DUO_REDUCE_VEC(sizeof(In)) };                       \
         const size_t active = (n + VEC - 1) / VEC; /* threads with data */ \
-        Acc thread[DUO_REDUCE_THREADS];                                  \
-        for (size_t t = 0; t < DUO_REDUCE_THREADS; ++t) {                \
-            thread[t] = IDENTITY;                                        \
-            if (t >= active)                                             \
-                continue;                                                \
+        Acc thread[SMALL_THREADS];                                       \
+        for (size_t t = 0; t < active; ++t) {                            \
             Acc lane[VEC];                                               \
             for (size_t v = 0; v < VEC; ++v) {                           \
                 const size_t i = t * VEC + v;                            \
@@ -76,18 +65,18 @@
                                       OP(lane[VEC / 2], lane[VEC - 1]))  \
                                  : OP(lane[0], lane[1]);                 \
         }                                                                \
-        Acc part;                                                        \
-        BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, OP, IDENTITY,        \
-                   active, part);                                        \
+        /* The block: warp 0 folds; then the warps, only warp 0's value  \
+         * not the identity (none with no data). */                      \
+        FOLD(thread, DUO_REDUCE_WARP, OP, IDENTITY, active);             \
+        Acc part = active > 0 ? thread[0] : IDENTITY;                    \
+        FOLD(&part, DUO_REDUCE_THREADS / DUO_REDUCE_WARP, OP, IDENTITY,  \
+             (size_t)(active > 0));                                      \
         /* Step 5 with one partial: thread 0 of FINAL_THREADS holds it,  \
-         * the rest the identity. */                                     \
-        Acc final[DUO_REDUCE_FINAL_THREADS];                             \
-        final[0] = OP(IDENTITY, part);                                   \
-        for (size_t t = 1; t < DUO_REDUCE_FINAL_THREADS; ++t)            \
-            final[t] = IDENTITY;                                         \
-        Acc out;                                                         \
-        BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, OP, IDENTITY,   \
-                   1, out);                                              \
+         * the rest the identity; warp 0 folds, then the warps. */       \
+        Acc out = OP(IDENTITY, part);                                    \
+        FOLD(&out, DUO_REDUCE_WARP, OP, IDENTITY, 1);                    \
+        FOLD(&out, DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_WARP, OP,       \
+             IDENTITY, 1);                                               \
         return out;                                                      \
     }
 

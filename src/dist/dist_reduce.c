@@ -2,11 +2,17 @@
  * dist_reduce.c - duo_dist_reduce, duo_dist_reduce_arg and
  * duo_dist_gather: the contract is in duo/dist.h.
  *
- * Every call starts with one all-gather of a fixed-size record per rank:
- * its range, op and type (so every rank can check that all agree and
- * knows who holds which piece), and, when the whole array has at most
- * DUO_DIST_INLINE elements, the elements themselves.  Larger arrays go
- * through global chunks of DUO_DIST_CHUNK elements:
+ * Every call starts with one all-reduce of a small fixed-size record
+ * (dist_comm_agree, combined in rank order by dist_agree_combine): the
+ * call (kind, op, type) and n up to DUO_DIST_INLINE + 1, so every rank
+ * sees whether all agree; and, when the whole array has at most
+ * DUO_DIST_INLINE elements, the elements themselves, each at its global
+ * position, with the positions each rank holds, so the pieces' order is
+ * checked too.  A small reduction is thus one all-reduce, finished on
+ * the host.  Larger arrays (and gathers, and duo_dist_dot) then
+ * all-gather every rank's range (checked for agreement again, now with
+ * the whole n) and, for reductions, go through global chunks of
+ * DUO_DIST_CHUNK elements:
  *
  *  1. each chunk lying inside one rank's piece is reduced there with
  *     duo_reduce (or duo_reduce_arg);
@@ -29,13 +35,133 @@
 
 enum { KIND_REDUCE = 1, KIND_ARG = 2, KIND_GATHER = 3 };
 
-/* What each rank sends first.  Plain 64-bit words: the same layout on
- * every rank of a homogeneous job. */
+/* The ranges, all-gathered for large arrays.  Plain 64-bit words: the
+ * same layout on every rank of a homogeneous job. */
 typedef struct record {
     uint64_t n, begin, count;
     uint64_t kind, op, type;
-    unsigned char inl[DUO_DIST_INLINE * 8];
 } record;
+
+/* ------------------------------------------------------------------ */
+/* The first step: one all-reduce of DIST_AGREE_WORDS words             */
+
+/* Word 0: bits 0-7 the positions held (n <= DUO_DIST_INLINE), then
+ * flags, the call and n clipped to DUO_DIST_INLINE + 1; words 1.. the
+ * elements at their positions (zero elsewhere), each in a word's low
+ * bytes. */
+#define AG_MASK 0xffull
+#define AG_BAD_CALL (1ull << 8)  /* kind, op or type differ          */
+#define AG_BAD_N (1ull << 9)     /* n differs                        */
+#define AG_BAD_ORDER (1ull << 10) /* a position held twice, or pieces
+                                     out of rank order               */
+#define AG_FLAGS (AG_BAD_CALL | AG_BAD_N | AG_BAD_ORDER)
+#define AG_CALL(w) (((w) >> 16) & 0xffffull)
+#define AG_N(w) (((w) >> 32) & 0xffull)
+
+typedef char agree_fits[DUO_DIST_INLINE <= 8 &&
+                                DIST_AGREE_WORDS == 1 + DUO_DIST_INLINE
+                            ? 1
+                            : -1];
+
+static int lowest_bit(uint64_t m)
+{
+    int b = 0;
+    while (!(m & 1)) {
+        m >>= 1;
+        ++b;
+    }
+    return b;
+}
+
+static int highest_bit(uint64_t m)
+{
+    int b = -1;
+    while (m) {
+        m >>= 1;
+        ++b;
+    }
+    return b;
+}
+
+/* Associative: the flags say whether any two neighbours differ, or any
+ * position of a lower rank is not below every position of a higher one;
+ * the call and n kept are the lowest rank's. */
+void dist_agree_combine(const uint64_t *lower, uint64_t *higher)
+{
+    const uint64_t a = lower[0], b = higher[0];
+    const uint64_t ma = a & AG_MASK, mb = b & AG_MASK;
+    uint64_t flags = (a | b) & AG_FLAGS;
+    if (AG_CALL(a) != AG_CALL(b))
+        flags |= AG_BAD_CALL;
+    if (AG_N(a) != AG_N(b))
+        flags |= AG_BAD_N;
+    if (ma != 0 && mb != 0 && highest_bit(ma) >= lowest_bit(mb))
+        flags |= AG_BAD_ORDER;
+    higher[0] = (a & ~(AG_MASK | AG_FLAGS)) | flags | ma | mb;
+    for (int k = 1; k < DIST_AGREE_WORDS; ++k)
+        higher[k] |= lower[k];
+}
+
+/* The first step of every call here and of duo_dist_dot (kind 4): every
+ * rank reaches the same verdict.  With inline (n <= DUO_DIST_INLINE
+ * elements of a reduction), elems receives the whole array (n elements
+ * of esz bytes, host memory). */
+duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
+                      const void *x, const duo_dist_range *range,
+                      void *elems)
+{
+    uint64_t rec[DIST_AGREE_WORDS];
+    memset(rec, 0, sizeof rec);
+    const size_t n = range->n;
+    const size_t esz = duo_dtype_size(type);
+    const int inl = elems != NULL && n <= DUO_DIST_INLINE;
+    const uint64_t call = (uint64_t)kind | ((uint64_t)op << 4) |
+                          ((uint64_t)type << 8);
+    const uint64_t nclip = n <= DUO_DIST_INLINE ? n : DUO_DIST_INLINE + 1;
+    rec[0] = (call << 16) | (nclip << 32);
+    if (inl && range->count > 0) {
+        unsigned char tmp[DUO_DIST_INLINE * 8];
+        duo_status st = duo_memcpy(tmp, x, range->count * esz,
+                                   DUO_DEVICE_TO_HOST);
+        if (st != DUO_SUCCESS)
+            return st;
+        for (size_t i = 0; i < range->count; ++i) {
+            rec[0] |= 1ull << (range->begin + i);
+            memcpy(&rec[1 + range->begin + i], tmp + i * esz, esz);
+        }
+    }
+    duo_status st = dist_comm_agree(where, rec);
+    if (st != DUO_SUCCESS)
+        return st;
+    const uint64_t w = rec[0];
+    if (w & AG_BAD_CALL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "ranks disagree: this rank (%d) passed op %d, type "
+                        "%d, rank 0 op %d, type %d, or another rank made "
+                        "another call (or called another collective); "
+                        "every rank must make the same call",
+                        duo_dist_state.rank, op, (int)type,
+                        (int)((AG_CALL(w) >> 4) & 0xf),
+                        (int)((AG_CALL(w) >> 8) & 0xff));
+    if (w & AG_BAD_N)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "ranks disagree on the array's length: this rank "
+                        "(%d) passed n = %zu, another rank n %s %d",
+                        duo_dist_state.rank, n,
+                        AG_N(w) > DUO_DIST_INLINE ? ">" : "=",
+                        (int)(AG_N(w) > DUO_DIST_INLINE ? DUO_DIST_INLINE
+                                                        : AG_N(w)));
+    if (inl && ((w & AG_BAD_ORDER) || (w & AG_MASK) != (1ull << n) - 1))
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "the pieces do not cover the n = %zu elements once "
+                        "each, in rank order (held: 0x%02llx); pieces must "
+                        "follow each other in rank order",
+                        n, (unsigned long long)(w & AG_MASK));
+    if (inl)
+        for (size_t i = 0; i < n; ++i)
+            memcpy((unsigned char *)elems + i * esz, &rec[1 + i], esz);
+    return DUO_SUCCESS;
+}
 
 /* Checks that need no other rank. */
 static duo_status check_local(const char *where, int kind, duo_reduce_op op,
@@ -87,8 +213,7 @@ static duo_status check_local(const char *where, int kind, duo_reduce_op op,
  * rank sees the same records, so every rank reaches the same verdict. */
 static duo_status exchange_records(const char *where, int kind,
                                    duo_reduce_op op, duo_dtype type,
-                                   const void *x, const duo_dist_range *range,
-                                   record **out)
+                                   const duo_dist_range *range, record **out)
 {
     const int size = duo_dist_state.size;
     record mine;
@@ -99,14 +224,6 @@ static duo_status exchange_records(const char *where, int kind,
     mine.kind = (uint64_t)kind;
     mine.op = (uint64_t)op;
     mine.type = (uint64_t)type;
-    if (kind != KIND_GATHER && range->n <= DUO_DIST_INLINE &&
-        range->count > 0) {
-        duo_status st = duo_memcpy(mine.inl, x,
-                                   range->count * duo_dtype_size(type),
-                                   DUO_DEVICE_TO_HOST);
-        if (st != DUO_SUCCESS)
-            return st;
-    }
     record *all = (record *)malloc((size_t)size * sizeof(record));
     if (all == NULL)
         return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
@@ -433,13 +550,12 @@ static duo_status reduce_any(const char *where, int kind, duo_reduce_op op,
                                 kind == KIND_ARG ? "index" : "result");
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
-    record *all = NULL;
-    st = exchange_records(where, kind, op, type, x, range, &all);
+    const size_t n = range->n;
+    unsigned char host[DUO_DIST_INLINE * 8];
+    st = dist_agree(where, kind, (int)op, type, x, range, host);
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
-    const size_t n = range->n, esz = duo_dtype_size(type);
     if (n == 0) {
-        free(all);
         if (kind == KIND_REDUCE && op == DUO_SUM) {
             memset(result, 0, 8); /* 0.0, and integer 0 */
             return DUO_SUCCESS;
@@ -450,17 +566,16 @@ static duo_status reduce_any(const char *where, int kind, duo_reduce_op op,
                                                              : "maximum"));
     }
     if (n <= DUO_DIST_INLINE) {
-        unsigned char host[DUO_DIST_INLINE * 8];
-        for (int r = 0; r < duo_dist_state.size; ++r)
-            memcpy(host + all[r].begin * esz, all[r].inl,
-                   (size_t)all[r].count * esz);
-        free(all);
         if (kind == KIND_REDUCE)
             dist_small_reduce(op, type, host, n, result);
         else
             small_arg(op, type, host, n, index, value);
         return DUO_SUCCESS;
     }
+    record *all = NULL;
+    st = exchange_records(where, kind, op, type, range, &all);
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
     const size_t chunks = (n + DUO_DIST_CHUNK - 1) / DUO_DIST_CHUNK;
     const size_t width = kind == KIND_ARG ? 2 : 1;
     uint64_t *slots = (uint64_t *)calloc(chunks * width, sizeof(uint64_t));
@@ -515,7 +630,10 @@ duo_status duo_dist_gather(duo_dtype type, const void *x,
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
     record *all = NULL;
-    st = exchange_records(where, KIND_GATHER, DUO_SUM, type, x, range, &all);
+    st = dist_agree(where, KIND_GATHER, 0, type, x, range, NULL);
+    if (st == DUO_SUCCESS)
+        st = exchange_records(where, KIND_GATHER, DUO_SUM, type, range,
+                              &all);
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
     const size_t esz = duo_dtype_size(type);

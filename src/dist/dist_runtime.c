@@ -88,6 +88,7 @@ duo_status duo_dist_finalize(void)
     if (!duo_dist_state.initialized)
         return DUO_SUCCESS;
     dist_reduce_release();
+    dist_dot_release();
     dist_dev_teardown();
     duo_status st = duo_finalize();
     duo_status st2 = dist_comm_finalize();

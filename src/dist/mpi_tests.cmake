@@ -74,3 +74,26 @@ if(TARGET duo-heat)
     PATTERN "3 ranks but only 2 rows"
     COMMAND $<TARGET_FILE:duo-heat> 5 2)
 endif()
+
+# duo-cg on several ranks: the dump (x and the residual history) of 2..4
+# ranks equals one rank's, bit for bit; one rank runs the graph and
+# duo_dot_async of the build without MPI, so this is also equality with
+# that build (make compare-mpi checks the serial build itself).  Grids
+# whose rows do not divide among the ranks, chunks of duo's dot order
+# split between ranks, 1-row subdomains; --check on 2 ranks.
+if(TARGET duo-cg)
+  foreach(np 2 3 4)
+    add_test(NAME mpi_cg_np${np}
+      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_cg.sh
+              ${MPIEXEC_EXECUTABLE} "${DUO_MPIEXEC_FLAGS}" ${np}
+              $<TARGET_FILE:duo-cg> $<TARGET_FILE:duo-compare>
+              ${CMAKE_CURRENT_BINARY_DIR}/mpi_cg_np${np})
+    set_tests_properties(mpi_cg_np${np} PROPERTIES TIMEOUT 180
+      LABELS "${DUO_BACKEND};mpi" ENVIRONMENT "${DUO_MPI_TEST_ENV}")
+  endforeach()
+  duo_mpi_test(mpi_cg_check_np2 NP 2
+    COMMAND $<TARGET_FILE:duo-cg> 45 38 --check --reps 1)
+  duo_mpi_fails(mpi_cg_too_many_ranks NP 3
+    PATTERN "3 ranks but only 2 rows"
+    COMMAND $<TARGET_FILE:duo-cg> 5 2)
+endif()

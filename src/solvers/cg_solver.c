@@ -12,7 +12,9 @@
  * bits on serial, openmp (any thread count) and cuda.
  *
  * Per iteration: cg_apply, duo_dot_async (p.q), cg_update,
- * duo_dot_async (r.r), cg_direct -- five launches, no host wait.
+ * duo_dot_async (r.r), cg_direct -- five launches, no host wait.  Split
+ * among ranks: a halo exchange of p first, and duo_dist_dot, whose value
+ * the host copies into the same device scalar.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,18 +22,21 @@
 
 #include "cg_solver.h"
 
-/* q = A p; nothing once the solve has stopped. */
-DUO_KERNEL(cg_apply, size_t ny, size_t nx, const uint64_t *state,
-           const double *DUO_RESTRICT p, double *DUO_RESTRICT q)
+/* q = A p on `rows` rows from global row row0 of the ny-row grid (p's
+ * rows above and below them, where they exist, are the halo); nothing
+ * once the solve has stopped. */
+DUO_KERNEL(cg_apply, size_t rows, size_t nx, size_t row0, size_t ny,
+           const uint64_t *state, const double *DUO_RESTRICT p,
+           double *DUO_RESTRICT q)
 {
     if (*state != CG_RUNNING)
         return;
-    DUO_FOR_2D(i, j, ny, nx) {
+    DUO_FOR_2D(i, j, rows, nx) {
         const size_t c = i * nx + j;
         const double west = j > 0 ? p[c - 1] : 0.0;
         const double east = j + 1 < nx ? p[c + 1] : 0.0;
-        const double north = i > 0 ? p[c - nx] : 0.0;
-        const double south = i + 1 < ny ? p[c + nx] : 0.0;
+        const double north = row0 + i > 0 ? p[c - nx] : 0.0;
+        const double south = row0 + i + 1 < ny ? p[c + nx] : 0.0;
         q[c] = fma(4.0, p[c], -((west + east) + (north + south)));
     }
 }
@@ -96,19 +101,39 @@ DUO_KERNEL(cg_init, size_t one, cg_scalars *s, double tol, uint64_t maxit)
     }
 }
 
+/* *result (device) = x.y over the whole grid: stream-ordered on one
+ * process; with ranks, every rank waits for the global value. */
+static duo_status dot(const cg_solver *c, const double *x, const double *y,
+                      double *result)
+{
+    if (!c->dist) {
+        const void *xs[1] = {x}, *ys[1] = {y};
+        return duo_dot_async(DUO_F64, c->count, 1, xs, ys, result, NULL);
+    }
+    double v = 0.0;
+    duo_status st = duo_dist_dot(DUO_F64, x, y, &c->range, &v);
+    if (st == DUO_SUCCESS)
+        st = duo_memcpy(result, &v, sizeof v, DUO_HOST_TO_DEVICE);
+    return st;
+}
+
 /* One iteration reading slot o; returns the first failure. */
 static duo_status iteration(const cg_solver *c, int o)
 {
-    const void *p[1] = {c->p}, *q[1] = {c->q}, *r[1] = {c->r};
-    duo_status st = DUO_LAUNCH_2D(cg_apply, c->ny, c->nx, c->ny, c->nx,
-                                  &c->s->state[o], c->p, c->q);
+    duo_status st = DUO_SUCCESS;
+    if (c->dist)
+        st = duo_dist_halo_exchange(DUO_F64, c->p_halo, &c->rows);
     if (st == DUO_SUCCESS)
-        st = duo_dot_async(DUO_F64, c->count, 1, p, q, &c->s->pq, NULL);
+        st = DUO_LAUNCH_2D(cg_apply, c->rows.count, c->nx, c->rows.count,
+                           c->nx, c->rows.begin, c->ny, &c->s->state[o],
+                           c->p, c->q);
+    if (st == DUO_SUCCESS)
+        st = dot(c, c->p, c->q, &c->s->pq);
     if (st == DUO_SUCCESS)
         st = DUO_LAUNCH(cg_update, c->count, c->count, c->s, o, c->p, c->q,
                         c->x, c->r);
     if (st == DUO_SUCCESS)
-        st = duo_dot_async(DUO_F64, c->count, 1, r, r, &c->s->rr_new, NULL);
+        st = dot(c, c->r, c->r, &c->s->rr_new);
     if (st == DUO_SUCCESS)
         st = DUO_LAUNCH(cg_direct, c->count, c->count, c->s, o, c->r, c->p,
                         c->history);
@@ -124,26 +149,59 @@ static duo_status batch_body(void *ctx)
     return st;
 }
 
-void cg_solver_create(cg_solver *c, size_t nx, size_t ny, double tol,
-                      size_t maxit, const double *b)
+/* Allocate for rows->count rows; capture unless split among ranks. */
+static void create(cg_solver *c, const duo_dist_rows *rows, int dist,
+                   double tol, size_t maxit, const double *b)
 {
-    const size_t bytes = nx * ny * sizeof(double);
+    const size_t nx = rows->cols;
+    const size_t bytes = nx * rows->count * sizeof(double);
     c->nx = nx;
-    c->ny = ny;
-    c->count = nx * ny;
+    c->ny = rows->rows;
+    c->count = nx * rows->count;
+    c->dist = dist;
+    c->rows = *rows;
+    c->range = duo_dist_rows_range(rows);
     c->tol = tol;
     c->maxit = maxit;
     c->b = b;
+    c->batch = NULL;
     DUO_CHECK(duo_malloc((void **)&c->x, bytes));
     DUO_CHECK(duo_malloc((void **)&c->r, bytes));
-    DUO_CHECK(duo_malloc((void **)&c->p, bytes));
     DUO_CHECK(duo_malloc((void **)&c->q, bytes));
     DUO_CHECK(duo_malloc((void **)&c->s, sizeof(cg_scalars)));
     /* The slot a solve has not reached yet is copied to the host with
      * the rest of the scalars (cg_solver_status): give it a value. */
     DUO_CHECK(duo_memset(c->s, 0, sizeof(cg_scalars)));
     DUO_CHECK(duo_malloc((void **)&c->history, maxit * sizeof(double)));
+    if (dist) {
+        /* The halo rows beyond the grid's edges are never read. */
+        const size_t halo_bytes = bytes + 2 * nx * sizeof(double);
+        DUO_CHECK(duo_malloc((void **)&c->p_halo, halo_bytes));
+        DUO_CHECK(duo_memset(c->p_halo, 0, halo_bytes));
+        c->p = c->p_halo + nx;
+        return;
+    }
+    DUO_CHECK(duo_malloc((void **)&c->p, bytes));
+    c->p_halo = NULL;
     DUO_CHECK(duo_graph_capture(NULL, batch_body, c, &c->batch));
+}
+
+void cg_solver_create(cg_solver *c, size_t nx, size_t ny, double tol,
+                      size_t maxit, const double *b)
+{
+    duo_dist_rows whole;
+    whole.rows = ny;
+    whole.cols = nx;
+    whole.begin = 0;
+    whole.count = ny;
+    create(c, &whole, 0, tol, maxit, b);
+}
+
+void cg_solver_create_rows(cg_solver *c, const duo_dist_rows *rows,
+                           double tol, size_t maxit, const double *b)
+{
+    /* One rank needs no MPI call: it keeps the graph. */
+    create(c, rows, duo_dist_size() > 1, tol, maxit, b);
 }
 
 void cg_solver_destroy(cg_solver *c)
@@ -151,7 +209,7 @@ void cg_solver_destroy(cg_solver *c)
     DUO_CHECK(duo_graph_destroy(c->batch));
     DUO_CHECK(duo_free(c->x));
     DUO_CHECK(duo_free(c->r));
-    DUO_CHECK(duo_free(c->p));
+    DUO_CHECK(duo_free(c->p_halo != NULL ? c->p_halo : c->p));
     DUO_CHECK(duo_free(c->q));
     DUO_CHECK(duo_free(c->s));
     DUO_CHECK(duo_free(c->history));
@@ -160,18 +218,21 @@ void cg_solver_destroy(cg_solver *c)
 void cg_solver_start(cg_solver *c)
 {
     const size_t bytes = c->count * sizeof(double);
-    const void *b[1] = {c->b};
     DUO_CHECK(duo_memset(c->x, 0, bytes));
     DUO_CHECK(duo_memcpy(c->r, c->b, bytes, DUO_DEVICE_TO_DEVICE));
     DUO_CHECK(duo_memcpy(c->p, c->b, bytes, DUO_DEVICE_TO_DEVICE));
-    DUO_CHECK(duo_dot_async(DUO_F64, c->count, 1, b, b, &c->s->rr[0], NULL));
+    DUO_CHECK(dot(c, c->b, c->b, &c->s->rr[0]));
     DUO_CHECK(DUO_LAUNCH(cg_init, 1, 1, c->s, c->tol, (uint64_t)c->maxit));
 }
 
 void cg_solver_run(cg_solver *c, size_t batches)
 {
-    for (size_t k = 0; k < batches; ++k)
-        DUO_CHECK(duo_graph_launch(c->batch, NULL));
+    for (size_t k = 0; k < batches; ++k) {
+        if (c->dist)
+            DUO_CHECK(batch_body(c));
+        else
+            DUO_CHECK(duo_graph_launch(c->batch, NULL));
+    }
 }
 
 void cg_solver_run_uncaptured(cg_solver *c, size_t batches)

@@ -16,6 +16,15 @@
  * replay that overruns the last iteration changes nothing: the host looks
  * only after each batch, and the iteration count and every iterate are
  * those of an iteration-by-iteration loop, on every backend.
+ *
+ * Several ranks (cg_solver_create_rows, MPI, more than one rank): each rank
+ * holds its rows of the grid (duo/dist.h), p with a halo row above and
+ * below, refreshed from the neighbours before each A p; the dot products
+ * are duo_dist_dot, which has the bits of duo_dot_async on the whole
+ * vectors, so every rank computes the same scalars and every value is
+ * the single-process value, bit for bit, for any number of ranks.  MPI
+ * calls cannot be captured in a graph, so that build runs the same
+ * kernels as plain calls, CG_BATCH iterations per batch as well.
  */
 #ifndef DUO_CG_SOLVER_H
 #define DUO_CG_SOLVER_H
@@ -24,6 +33,7 @@
 #include <stdint.h>
 
 #include <duo.h>
+#include <duo/dist.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,11 +57,16 @@ typedef struct cg_scalars {
 } cg_scalars;
 
 typedef struct cg_solver {
-    size_t nx, ny, count; /* grid: ny rows of nx points; count = nx ny  */
+    size_t nx, ny;        /* grid: ny rows of nx points                 */
+    size_t count;         /* points held here: nx ny, or nx rows.count  */
+    int dist;             /* rows split among ranks (no graph)          */
+    duo_dist_rows rows;   /* this rank's rows (all of them on one)      */
+    duo_dist_range range; /* its elements of the flattened grid         */
     double tol;
     size_t maxit;
     const double *b;              /* device, not owned                  */
-    double *x, *r, *p, *q;        /* device                             */
+    double *x, *r, *p, *q;        /* device; p is row 1 of p_halo       */
+    double *p_halo;               /* device: (rows.count + 2) x nx      */
     cg_scalars *s;                /* device                             */
     double *history;              /* device: residual after iteration k+1 */
     duo_graph batch;              /* CG_BATCH iterations                */
@@ -60,6 +75,11 @@ typedef struct cg_solver {
 /* Allocate and capture; exits with a message on failure (DUO_CHECK). */
 void cg_solver_create(cg_solver *c, size_t nx, size_t ny, double tol,
                       size_t maxit, const double *b);
+/* The same for this rank's rows of the grid (duo_dist_rows_make; b
+ * holds those rows): split among the ranks when there are several, the
+ * whole grid and cg_solver_create's graph on one. */
+void cg_solver_create_rows(cg_solver *c, const duo_dist_rows *rows,
+                           double tol, size_t maxit, const double *b);
 void cg_solver_destroy(cg_solver *c);
 
 /* Queue x = 0, r = p = b and the scalars (||b|| from b.b). */

@@ -1,0 +1,32 @@
+/*
+ * dot_chunks.h - the chunk partials of duo's dot-product order
+ * (src/reduce_order.h) for a piece of a longer array, on the device.
+ * dot_chunks.c is compiled as CUDA in CUDA builds, as C otherwise.
+ */
+#ifndef DUO_DIST_DOT_CHUNKS_H
+#define DUO_DIST_DOT_CHUNKS_H
+
+#include <stddef.h>
+
+#include <duo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * out[k] = the partial of chunk c0 + k (k < count) of duo's order for a
+ * dot product of n elements of `type` cut into chunks of `steps` steps:
+ * exactly what duo_dot_async computes for that chunk before its final
+ * pass.  x[0] and y[0] are global element `first`; every element of
+ * those chunks below n must lie in the arrays.  out is device memory.
+ */
+duo_status dist_dot_chunks(duo_dtype type, const void *x, const void *y,
+                           size_t first, size_t n, size_t steps, size_t c0,
+                           size_t count, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DUO_DIST_DOT_CHUNKS_H */
