@@ -9,7 +9,9 @@
  *                   can (MPIX_Query_cuda_support, OpenMPI's extension);
  *   staged          device -> pinned host -> MPI -> pinned host -> device.
  * DUO_DIST_HALO=nccl|cuda-aware-mpi|staged forces one (to compare them);
- * one that is not available is an error naming what is.
+ * one that is not available is an error naming what is.  NCCL needs a GPU
+ * of its own for every rank: where a node runs more ranks than it has
+ * GPUs, the ranks share GPUs and the halo goes through MPI instead.
  *
  * NCCL's NVLink multicast (NVLS) is not needed for point-to-point work;
  * the scripts that launch duo set NCCL_NVLS_ENABLE=0.
@@ -59,6 +61,28 @@ extern "C" duo_status dist_dev_select(int local_rank)
     return DUO_SUCCESS;
 }
 
+/* 1 on every rank when some node runs more ranks than it has GPUs. */
+static int gpus_shared(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        count = 0;
+    }
+    int local = 1, shared = 0, any = 1;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                            MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        (void)MPI_Comm_size(node, &local);
+        (void)MPI_Comm_free(&node);
+    }
+    shared = local > count;
+    if (MPI_Allreduce(&shared, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+        return 1; /* unknown: the paths that work either way */
+    return any;
+}
+
 static int mpi_is_cuda_aware(void)
 {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
@@ -94,10 +118,12 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
     if (want != NULL && *want == '\0')
         want = NULL;
 #ifdef DUO_HAVE_NCCL
-    const int have_nccl = 1;
+    const int built_nccl = 1;
 #else
-    const int have_nccl = 0;
+    const int built_nccl = 0;
 #endif
+    const int shared = gpus_shared();
+    const int have_nccl = built_nccl && !shared;
     const int aware = mpi_is_cuda_aware();
     if (want == NULL)
         halo_path = have_nccl ? "nccl" : aware ? "cuda-aware-mpi" : "staged";
@@ -111,7 +137,10 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_dist_init",
                         "DUO_DIST_HALO=%s is not available here; NCCL %s, "
                         "CUDA-aware MPI %s, staged always", want,
-                        have_nccl ? "yes" : "no (not found at build time)",
+                        have_nccl   ? "yes"
+                        : built_nccl ? "no (ranks share GPUs: NCCL needs "
+                                       "one GPU per rank)"
+                                     : "no (not found at build time)",
                         aware ? "yes" : "no");
 #ifdef DUO_HAVE_NCCL
     if (strcmp(halo_path, "nccl") == 0)
