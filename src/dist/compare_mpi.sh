@@ -36,6 +36,8 @@ runs=(
   "duo-heat|301 97 --steps 50 --k 0.25 --seed 9"
   "duo-cg|512 512"
   "duo-cg|301 97 --seed 9"
+  "duo-bicgstab|128 96"
+  "duo-bicgstab|301 97 --cx 2 --cy 1 --seed 9"
 )
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -n 1; }
 
