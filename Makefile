@@ -23,9 +23,9 @@
 #                                 (-DDUO_MPI=ON) into build/<backend>-mpi;
 #                                 installs OpenMPI first where it can
 #   make test-mpi                 serial-mpi, and its CTest label mpi
-#   make compare-mpi              duo-heat and duo-cg on 1..4 ranks vs the
-#                                 serial build, bit for bit (duo-compare
-#                                 --exact)
+#   make compare-mpi              duo-heat, duo-cg and duo-bicgstab on 1..4
+#                                 ranks vs the serial build, bit for bit
+#                                 (duo-compare --exact)
 #   make clean
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake

@@ -693,6 +693,116 @@ static void test_dot(void)
     duo_dist_set_abort_on_error(1);
 }
 
+/* duo_dist_dots (count pairs in one exchange) against duo_dot_async
+ * with the same count on the whole arrays, bit for bit, for any split;
+ * the pairs share arrays the way solvers do (t.s with t.t, a norm). */
+static void test_dots_case(duo_dtype type, size_t n, int count, int how,
+                           uint64_t seed)
+{
+    const size_t esz = duo_dtype_size(type);
+    test_set_context("rank %d/%d dots %s n=%zu count %d split %d", rank_,
+                     size_, type_name(type), n, count, how);
+    enum { ARRAYS = 3 };
+    unsigned char *h[ARRAYS];
+    void *all[ARRAYS], *mine[ARRAYS];
+    const duo_dist_range r = split(n, how);
+    for (int a = 0; a < ARRAYS; ++a) {
+        h[a] = (unsigned char *)test_xmalloc(n * esz + 8);
+        make_array(type, n, 0, seed + 1000 * (uint64_t)a, h[a]);
+        all[a] = n ? test_device_alloc(n * esz) : NULL;
+        mine[a] = r.count ? test_device_alloc(r.count * esz) : NULL;
+        if (n)
+            test_to_device(all[a], h[a], n * esz);
+        if (r.count)
+            test_to_device(mine[a], h[a] + r.begin * esz, r.count * esz);
+    }
+    /* Pairs (0,1), (2,2), (1,2), (0,0): distinct arrays, a norm, shared
+     * arrays. */
+    static const int px[DUO_DOT_MAX] = {0, 2, 1, 0};
+    static const int py[DUO_DOT_MAX] = {1, 2, 2, 0};
+    const void *xs[DUO_DOT_MAX], *ys[DUO_DOT_MAX];
+    const void *xm[DUO_DOT_MAX], *ym[DUO_DOT_MAX];
+    for (int k = 0; k < count; ++k) {
+        xs[k] = all[px[k]];
+        ys[k] = all[py[k]];
+        xm[k] = mine[px[k]];
+        ym[k] = mine[py[k]];
+    }
+    double *dres = (double *)test_device_alloc(DUO_DOT_MAX * sizeof(double));
+    double want[DUO_DOT_MAX], got[DUO_DOT_MAX + 1];
+    for (int k = 0; k <= count; ++k)
+        got[k] = test_nan_f64();
+    const double poison = got[count];
+    CHECK_OK(duo_dot_async(type, n, count, xs, ys, dres, NULL));
+    CHECK_OK(duo_memcpy(want, dres, (size_t)count * sizeof(double),
+                        DUO_DEVICE_TO_HOST));
+    if (CHECK_OK(duo_dist_dots(type, count, xm, ym, &r, got))) {
+        for (int k = 0; k < count; ++k) {
+            CHECK_BITS_F64(got[k], want[k]);
+            /* ... and each is duo_dist_dot's on its pair. */
+            double one = test_nan_f64();
+            if (CHECK_OK(duo_dist_dot(type, xm[k], ym[k], &r, &one)))
+                CHECK_BITS_F64(one, want[k]);
+        }
+        CHECK_BITS_F64(got[count], poison); /* nothing past count */
+    }
+    for (int a = 0; a < ARRAYS; ++a) {
+        if (all[a])
+            CHECK_OK(duo_free(all[a]));
+        if (mine[a])
+            CHECK_OK(duo_free(mine[a]));
+        free(h[a]);
+    }
+    CHECK_OK(duo_free(dres));
+}
+
+static void test_dots(void)
+{
+    static const size_t ns[] = {0, 1, 3, 511, 513, 1000, 4099, 65537};
+    uint64_t seed = 900;
+    for (int t = 0; t < 2; ++t)
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i)
+            for (int count = 1; count <= DUO_DOT_MAX; ++count)
+                test_dots_case((duo_dtype)t, ns[i], count, (int)(i + count) & 1,
+                               ++seed);
+    test_dots_case(DUO_F64, (size_t)1 << 20 | 3, 2, 1, ++seed);
+
+    test_set_context("rank %d/%d dots errors", rank_, size_);
+    duo_dist_set_abort_on_error(0);
+    duo_dist_range r;
+    CHECK_OK(duo_dist_block_1d(100, size_, rank_, &r));
+    double *dev = (double *)test_device_alloc(100 * sizeof(double));
+    const void *xs[2] = {dev, dev}, *bad[2] = {dev, NULL};
+    double out[2] = {42.0, 43.0};
+    CHECK_STATUS(duo_dist_dots(DUO_F64, 0, xs, xs, &r, out),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "count = 0");
+    CHECK_STATUS(duo_dist_dots(DUO_F64, DUO_DOT_MAX + 1, xs, xs, &r, out),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_DOT_MAX");
+    CHECK_STATUS(duo_dist_dots(DUO_F64, 2, NULL, xs, &r, out),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "x is NULL");
+    if (r.count > 0) {
+        /* Every rank holds elements of 100 when size_ <= 4. */
+        CHECK_STATUS(duo_dist_dots(DUO_F64, 2, xs, bad, &r, out),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "y[1] is NULL");
+    }
+    CHECK_STATUS(duo_dist_dots(DUO_F64, 2, xs, xs, &r, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "result is NULL");
+    if (size_ > 1) {
+        CHECK_STATUS(duo_dist_dots(DUO_F64, rank_ == 1 ? 1 : 2, xs, xs, &r,
+                                   out),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "ranks disagree");
+    }
+    CHECK(out[0] == 42.0 && out[1] == 43.0);
+    CHECK_OK(duo_free(dev));
+    duo_dist_set_abort_on_error(1);
+}
+
 static void test_gather(void)
 {
     test_set_context("rank %d/%d gather", rank_, size_);
@@ -746,6 +856,7 @@ int main(int argc, char **argv)
     test_reduce();
     test_reduce_errors();
     test_dot();
+    test_dots();
     test_gather();
     CHECK_OK(duo_dist_barrier());
     char name[64];

@@ -204,6 +204,20 @@ duo_status duo_dist_reduce_arg(duo_reduce_op op, duo_dtype type,
 duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
                         const duo_dist_range *range, double *result);
 
+/*
+ * Fused global dot products, as duo_dot_async fuses them: result[k] =
+ * sum_i x[k][i] y[k][i] for k = 0 .. count-1 (1 <= count <= DUO_DOT_MAX;
+ * x and y are host arrays of `count` device pointers to this rank's
+ * pieces; result, count host doubles), each with exactly the bits of
+ * duo_dist_dot on that pair, hence of duo_dot_async(type, n, count, ...)
+ * on the whole arrays.  One exchange and one all-reduce for all of
+ * them: a solver's pair of dots costs the latency of one.  Every rank
+ * must pass the same count.
+ */
+duo_status duo_dist_dots(duo_dtype type, int count, const void *const *x,
+                         const void *const *y, const duo_dist_range *range,
+                         double *result);
+
 /* Copy each rank's piece `range` of device array x into host array out
  * (n elements) on rank `root`; other ranks' out is not used (may be
  * NULL). */

@@ -75,6 +75,16 @@
  *     in x left a true residual of 6e-7 at 40 x 40).
  * --dump FILE writes x ("x", f64, ny x nx) and the relative residual
  * after each iteration ("residual", f64).
+ *
+ * Several ranks (a build with -DDUO_MPI=ON, under mpirun), as duo-cg:
+ * the grid's rows are split among the ranks (duo/dist.h), p's and s's
+ * halo rows come from the neighbours before v = A p and t = A s, and the
+ * dot products are duo_dist_dot and duo_dist_dots (the fused pairs),
+ * which have the bits of the single-process duo_dot_async.  So x, the
+ * residual history and the iteration count are the same, bit for bit,
+ * for any number of ranks and as in the build without MPI; rank 0
+ * gathers x for --check and --dump.  More ranks than rows is refused.
+ * Without MPI the same code runs as rank 0 of 1.
  */
 #include <float.h>
 #include <math.h>
@@ -83,6 +93,7 @@
 #include <string.h>
 
 #include <duo.h>
+#include <duo/dist.h>
 
 #include "app_common.h"
 #include "bicgstab_solver.h"
@@ -312,7 +323,7 @@ static int check_bicgstab(const bicgstab_run *c, const double *b,
                           const double *x)
 {
     const bicgstab_solver *sv = &c->solver;
-    const size_t nx = sv->nx, ny = sv->ny, count = sv->count;
+    const size_t nx = sv->nx, ny = sv->ny, count = nx * ny;
     const double tol = sv->tol, u = 0x1p-53;
     const double bnorm = sqrt(dot_host(count, b, b));
     double *xh = (double *)app_host_alloc(PROG, count * sizeof(double));
@@ -435,22 +446,39 @@ int main(int argc, char **argv)
     const size_t count = app_count(PROG, "nx", nx, ny);
     const size_t bytes = app_bytes(PROG, "nx", count, sizeof(double));
 
-    app_init(PROG);
+    duo_status st = duo_dist_init(&argc, &argv);
+    if (st != DUO_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
+        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+    }
+    const int rank = duo_dist_rank();
+    duo_dist_rows rows;
+    if (duo_dist_rows_make(ny, nx, &rows) != DUO_SUCCESS) {
+        /* Every rank decides the same (e.g. more ranks than rows). */
+        if (rank == 0)
+            fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
+        duo_dist_finalize();
+        return 2;
+    }
+    const duo_dist_range mine = duo_dist_rows_range(&rows);
 
+    /* Every rank draws the whole b and keeps its rows of it. */
     app_rng rng;
     app_rng_seed(&rng, args.seed);
     double *b = (double *)app_host_alloc(PROG, bytes);
     app_fill_f64(b, count, &rng);
     double *db = NULL;
-    DUO_CHECK(duo_malloc((void **)&db, bytes));
-    DUO_CHECK(duo_memcpy(db, b, bytes, DUO_HOST_TO_DEVICE));
+    DUO_DIST_CHECK(duo_malloc((void **)&db, mine.count * sizeof(double)));
+    DUO_DIST_CHECK(duo_memcpy(db, b + mine.begin,
+                              mine.count * sizeof(double),
+                              DUO_HOST_TO_DEVICE));
 
     bicgstab_run run;
     memset(&run, 0, sizeof run);
-    bicgstab_solver_create(&run.solver, nx, ny, cx, cy, tol, maxit, db);
+    bicgstab_solver_create_rows(&run.solver, &rows, cx, cy, tol, maxit, db);
 
     /* Warm-up, which is also the checked and dumped solve. */
-    run.progress = 1;
+    run.progress = rank == 0;
     run_bicgstab(&run);
     run.progress = 0;
     const size_t iterations = run.iterations;
@@ -458,7 +486,7 @@ int main(int argc, char **argv)
     const int converged = run.state == BICGSTAB_CONVERGED;
     double *x = (double *)app_host_alloc(PROG, bytes);
     memset(x, 0xff, bytes);
-    DUO_CHECK(duo_memcpy(x, run.solver.x, bytes, DUO_DEVICE_TO_HOST));
+    DUO_DIST_CHECK(duo_dist_gather(DUO_F64, run.solver.x, &mine, x, 0));
     double *history = (double *)app_host_alloc(
         PROG, (iterations > 0 ? iterations : 1) * sizeof(double));
     bicgstab_solver_history(&run.solver, history, iterations);
@@ -469,9 +497,14 @@ int main(int argc, char **argv)
     snprintf(extra, sizeof extra, "iterations=%zu residual=%.3e tol=%g "
              "cx=%g cy=%g%s", iterations, residual, tol, cx, cy,
              converged ? "" : " converged=no");
-    app_print_result(PROG, size, extra, args.reps, ms, "GFLOP/s",
-                     FLOPS_PER_POINT * (double)count * (double)iterations);
-    if (!converged)
+    if (duo_dist_size() > 1)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                 " ranks=%d", duo_dist_size());
+    if (rank == 0)
+        app_print_result(PROG, size, extra, args.reps, ms, "GFLOP/s",
+                         FLOPS_PER_POINT * (double)count *
+                             (double)iterations);
+    if (!converged && rank == 0)
         fprintf(stderr, "%s: not converged: relative residual %.3e >= tol "
                 "%g after %zu iterations%s\n", PROG, residual, tol,
                 iterations, run.state == BICGSTAB_BREAKDOWN
@@ -480,10 +513,10 @@ int main(int argc, char **argv)
                                 : " (raise --maxit)");
 
     int failed = 0;
-    if (args.check)
+    if (args.check && rank == 0)
         failed = check_bicgstab(&run, b, x);
 
-    if (dump_path != NULL) {
+    if (dump_path != NULL && rank == 0) {
         dump_writer *d = dump_open(dump_path, PROG, argc, argv);
         const size_t dims[2] = {ny, nx};
         dump_array(d, "x", DUO_F64, 2, dims, x);
@@ -493,10 +526,10 @@ int main(int argc, char **argv)
     }
 
     bicgstab_solver_destroy(&run.solver);
-    DUO_CHECK(duo_free(db));
+    DUO_DIST_CHECK(duo_free(db));
     free(b);
     free(x);
     free(history);
-    DUO_CHECK(duo_finalize());
+    DUO_DIST_CHECK(duo_dist_finalize());
     return failed;
 }

@@ -36,13 +36,15 @@ runs=(
   "duo-heat|301 97 --steps 50 --k 0.25 --seed 9"
   "duo-cg|512 512"
   "duo-cg|301 97 --seed 9"
+  "duo-bicgstab|128 96"
+  "duo-bicgstab|301 97 --cx 2 --cy 1 --seed 9"
 )
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -n 1; }
 
-printf '%-10s %-34s %-14s %5s %11s %8s\n' app arguments build ranks \
+printf '%-12s %-36s %-14s %5s %11s %8s\n' app arguments build ranks \
   "median ms" verdict
-printf '%-10s %-34s %-14s %5s %11s %8s\n' ---------- \
-  ---------------------------------- -------------- ----- ----------- --------
+printf '%-12s %-36s %-14s %5s %11s %8s\n' ------------ \
+  ------------------------------------ -------------- ----- ----------- --------
 failed=0
 i=0
 for entry in "${runs[@]}"; do
@@ -57,7 +59,7 @@ for entry in "${runs[@]}"; do
     v=FAIL
     failed=1
   fi
-  printf '%-10s %-34s %-14s %5s %11s %8s\n' "$app" "$args" serial 1 \
+  printf '%-12s %-36s %-14s %5s %11s %8s\n' "$app" "$args" serial 1 \
     "$(field median_ms <"$out/$i-serial.log")" "$v"
   for np in $(seq 1 "$maxnp"); do
     dump="$out/$i-np$np.dump"
@@ -71,7 +73,7 @@ for entry in "${runs[@]}"; do
       v=PASS
     fi
     [ "$v" = PASS ] || failed=1
-    printf '%-10s %-34s %-14s %5s %11s %8s\n' "$app" "$args" "$backend-mpi" \
+    printf '%-12s %-36s %-14s %5s %11s %8s\n' "$app" "$args" "$backend-mpi" \
       "$np" "$(field median_ms <"$log")" "$v"
   done
 done

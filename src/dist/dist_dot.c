@@ -1,6 +1,7 @@
 /*
- * dist_dot.c - duo_dist_dot: a dot product over an array split among the
- * ranks, in the bits of duo_dot_async on the whole array (duo/dist.h).
+ * dist_dot.c - duo_dist_dot, duo_dist_dots: dot products over arrays
+ * split among the ranks, in the bits of duo_dot_async on the whole
+ * arrays (duo/dist.h).
  *
  * duo's order for n elements (src/reduce_order.h) is fixed by n: chunks
  * of CHUNK = steps * LANES elements, each reduced to a partial, then a
@@ -21,6 +22,11 @@
  *     FINAL_THREADS adds partials t, t + FINAL_THREADS, ... in order from
  *     0.0, then the slots fold as a block does.
  * With one rank, step 2 sends nothing and the result is duo_dot_async's.
+ *
+ * duo_dist_dots does `count` dot products with the messages of one: a
+ * piece sent holds each pair's x then y elements, pair after pair, and
+ * the partials of pair k fill slots k chunks .. (k + 1) chunks - 1 of
+ * the one all-reduce.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,8 +77,8 @@ typedef struct dot_record {
     uint64_t tag, n, begin, count;
 } dot_record;
 
-static duo_status check_args(const char *where, duo_dtype type,
-                             const void *x, const void *y,
+static duo_status check_args(const char *where, duo_dtype type, int count,
+                             const void *const *x, const void *const *y,
                              const duo_dist_range *range,
                              const double *result)
 {
@@ -95,14 +101,31 @@ static duo_status check_args(const char *where, duo_dtype type,
     if (range->n > SIZE_MAX / 16)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
                         "n = %zu elements overflow size_t", range->n);
-    if (range->count > 0 && (x == NULL || y == NULL))
+    if (count < 1 || count > DUO_DOT_MAX)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                        "%s is NULL but this rank's count is %zu; pass device "
-                        "memory holding its piece", x == NULL ? "x" : "y",
-                        range->count);
+                        "count = %d: expected 1 to DUO_DOT_MAX = %d dot "
+                        "products", count, DUO_DOT_MAX);
+    if (x == NULL || y == NULL)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "%s is NULL; pass a host array of %d device pointers",
+                        x == NULL ? "x" : "y", count);
+    for (int k = 0; k < count && range->count > 0; ++k) {
+        const char *which = x[k] == NULL ? "x" : y[k] == NULL ? "y" : NULL;
+        if (which != NULL && count == 1)
+            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                            "%s is NULL but this rank's count is %zu; pass "
+                            "device memory holding its piece", which,
+                            range->count);
+        if (which != NULL)
+            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                            "%s[%d] is NULL but this rank's count is %zu; "
+                            "pass device memory holding its piece", which, k,
+                            range->count);
+    }
     if (result == NULL)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                        "result is NULL; pass the address of a host double");
+                        "result is NULL; pass the address of %d host "
+                        "double%s", count, count > 1 ? "s" : "");
     return DUO_SUCCESS;
 }
 
@@ -162,27 +185,36 @@ static int owner_of(const dot_record *all, int size, size_t i)
     return -1;
 }
 
-/* Host copy of elements [lo, hi) of this rank's x then y into buf. */
-static duo_status pack(const void *x, const void *y, size_t b, size_t lo,
-                       size_t hi, size_t esz, unsigned char *buf)
+/* Host copy of elements [lo, hi) of this rank's x[0], y[0], x[1], ...
+ * into buf. */
+static duo_status pack(int count, const void *const *x, const void *const *y,
+                       size_t b, size_t lo, size_t hi, size_t esz,
+                       unsigned char *buf)
 {
     const size_t len = (hi - lo) * esz;
-    duo_status st = duo_memcpy(buf, (const char *)x + (lo - b) * esz, len,
-                               DUO_DEVICE_TO_HOST);
-    if (st == DUO_SUCCESS)
-        st = duo_memcpy(buf + len, (const char *)y + (lo - b) * esz, len,
+    duo_status st = DUO_SUCCESS;
+    for (int k = 0; k < count && st == DUO_SUCCESS; ++k) {
+        st = duo_memcpy(buf + 2 * (size_t)k * len,
+                        (const char *)x[k] + (lo - b) * esz, len,
                         DUO_DEVICE_TO_HOST);
+        if (st == DUO_SUCCESS)
+            st = duo_memcpy(buf + (2 * (size_t)k + 1) * len,
+                            (const char *)y[k] + (lo - b) * esz, len,
+                            DUO_DEVICE_TO_HOST);
+    }
     return st;
 }
 
-/* Steps 2 and 3: this rank's partials into slots[] (chunks words). */
-static duo_status local_partials(const char *where, duo_dtype type,
-                                 const void *x, const void *y,
+/* Steps 2 and 3: this rank's partials of pair k into slots[k chunks +
+ * c] (count chunks words). */
+static duo_status local_partials(const char *where, duo_dtype type, int count,
+                                 const void *const *x, const void *const *y,
                                  const dot_record *all, size_t steps,
-                                 uint64_t *slots)
+                                 size_t chunks, uint64_t *slots)
 {
     const int size = duo_dist_state.size, me = duo_dist_state.rank;
     const size_t esz = duo_dtype_size(type);
+    const size_t pairs = (size_t)count;
     const size_t n = (size_t)all[me].n, b = (size_t)all[me].begin;
     const size_t e = b + (size_t)all[me].count;
     const size_t chunk = steps * DUO_REDUCE_LANES(esz);
@@ -196,6 +228,8 @@ static duo_status local_partials(const char *where, duo_dtype type,
     const size_t t_end = t_begin + chunk < n ? t_begin + chunk : n;
     const int split_tail = c_end > c_lo && t_end > e;
     const size_t whole_end = split_tail ? c_end - 1 : c_end;
+    /* Bytes of `len` elements of every pair's x and y. */
+    const size_t span = 2 * pairs * esz;
     duo_status st = DUO_SUCCESS;
 
     /* The head, sent to the owner of the chunk it continues. */
@@ -204,39 +238,39 @@ static duo_status local_partials(const char *where, duo_dtype type,
     unsigned char *send_buf = NULL;
     if (b % chunk != 0) {
         const size_t hi = c_lo * chunk < e ? c_lo * chunk : e;
-        send_buf = (unsigned char *)malloc(2 * (hi - b) * esz);
+        send_buf = (unsigned char *)malloc((hi - b) * span);
         if (send_buf == NULL)
             return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
-                            "no host memory for %zu bytes",
-                            2 * (hi - b) * esz);
-        st = pack(x, y, b, b, hi, esz, send_buf);
+                            "no host memory for %zu bytes", (hi - b) * span);
+        st = pack(count, x, y, b, b, hi, esz, send_buf);
         send.buf = send_buf;
-        send.bytes = 2 * (hi - b) * esz;
+        send.bytes = (hi - b) * span;
         send.peer = owner_of(all, size, b / chunk * chunk);
         send.tag = DOT_TAG;
         nsends = 1;
     }
 
     /* The split last chunk: the rest of it from the following ranks,
-     * each piece as its x elements then its y elements, at twice its
-     * offset in the chunk (so the pieces do not overlap). */
+     * each piece as its pairs' x and y elements (pack's layout), at
+     * 2 count times its offset in the chunk (so the pieces do not
+     * overlap). */
     dist_msg *recvs = NULL;
     int nrecvs = 0;
     unsigned char *chunk_buf = NULL;
     if (st == DUO_SUCCESS && split_tail) {
-        chunk_buf = (unsigned char *)malloc(2 * chunk * esz);
+        chunk_buf = (unsigned char *)malloc(chunk * span);
         recvs = (dist_msg *)malloc((size_t)size * sizeof(dist_msg));
         if (chunk_buf == NULL || recvs == NULL)
             st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
                           "no host memory for a chunk of %zu bytes",
-                          2 * chunk * esz);
+                          chunk * span);
         for (int r = me + 1; r < size && st == DUO_SUCCESS; ++r) {
             const size_t rb = (size_t)all[r].begin;
             const size_t re = rb + (size_t)all[r].count;
             if (re == rb || rb >= t_end)
                 continue;
-            recvs[nrecvs].buf = chunk_buf + 2 * (rb - t_begin) * esz;
-            recvs[nrecvs].bytes = 2 * ((re < t_end ? re : t_end) - rb) * esz;
+            recvs[nrecvs].buf = chunk_buf + (rb - t_begin) * span;
+            recvs[nrecvs].bytes = ((re < t_end ? re : t_end) - rb) * span;
             recvs[nrecvs].peer = r;
             recvs[nrecvs++].tag = DOT_TAG;
         }
@@ -244,53 +278,51 @@ static duo_status local_partials(const char *where, duo_dtype type,
     if (st == DUO_SUCCESS && (nsends > 0 || nrecvs > 0))
         st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
 
-    /* The chunks that lie in this piece, on the device. */
+    /* The chunks that lie in this piece, on the device: pair k's at
+     * partials + k mine. */
     const size_t mine = c_end - c_lo;
     if (st == DUO_SUCCESS)
-        st = grow((void **)&partials, &partials_cap, mine * sizeof(double));
-    if (st == DUO_SUCCESS)
-        st = dist_dot_chunks(type, x, y, b, n, steps, c_lo, whole_end - c_lo,
-                             partials);
+        st = grow((void **)&partials, &partials_cap,
+                  pairs * mine * sizeof(double));
+    for (size_t k = 0; k < pairs && st == DUO_SUCCESS; ++k)
+        st = dist_dot_chunks(type, x[k], y[k], b, n, steps, c_lo,
+                             whole_end - c_lo, partials + k * mine);
 
-    /* The split one: its x and y elements in order, then on the device. */
+    /* The split one: each pair's x and y elements in order (pair k's x at
+     * 2 k len elements, its y after it), then on the device. */
     if (st == DUO_SUCCESS && split_tail) {
         const size_t len = t_end - t_begin;
-        unsigned char *hx = (unsigned char *)malloc(2 * len * esz);
+        unsigned char *hx = (unsigned char *)malloc(len * span);
         if (hx == NULL)
             st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
-                          "no host memory for %zu bytes", 2 * len * esz);
+                          "no host memory for %zu bytes", len * span);
+        /* Own part [t_begin, e) packed at offset 0; the others at
+         * 2 count times their offset. */
         if (st == DUO_SUCCESS)
-            st = pack(x, y, b, t_begin, e, esz, chunk_buf);
-        if (st == DUO_SUCCESS) {
-            unsigned char *hy = hx + len * esz;
-            /* Own part [t_begin, e) packed at offset 0; the others at
-             * twice their offset. */
-            const size_t own = e - t_begin;
-            memcpy(hx, chunk_buf, own * esz);
-            memcpy(hy, chunk_buf + own * esz, own * esz);
-            for (int k = 0; k < nrecvs; ++k) {
-                const size_t off =
-                    (size_t)((unsigned char *)recvs[k].buf - chunk_buf) /
-                    (2 * esz);
-                const size_t plen = recvs[k].bytes / (2 * esz);
-                memcpy(hx + off * esz, recvs[k].buf, plen * esz);
-                memcpy(hy + off * esz,
-                       (unsigned char *)recvs[k].buf + plen * esz,
+            st = pack(count, x, y, b, t_begin, e, esz, chunk_buf);
+        for (int m = -1; m < nrecvs && st == DUO_SUCCESS; ++m) {
+            const unsigned char *src =
+                m < 0 ? chunk_buf : (const unsigned char *)recvs[m].buf;
+            const size_t off = (size_t)(src - chunk_buf) / span;
+            const size_t plen = m < 0 ? e - t_begin : recvs[m].bytes / span;
+            for (size_t a = 0; a < 2 * pairs; ++a)
+                memcpy(hx + (a * len + off) * esz, src + a * plen * esz,
                        plen * esz);
-            }
-            st = grow((void **)&tail, &tail_cap, 2 * chunk * esz);
-            if (st == DUO_SUCCESS)
-                st = duo_memcpy(tail, hx, 2 * len * esz, DUO_HOST_TO_DEVICE);
-            if (st == DUO_SUCCESS)
-                st = dist_dot_chunks(type, tail, tail + len * esz, t_begin, n,
-                                     steps, c_end - 1, 1,
-                                     partials + (c_end - 1 - c_lo));
         }
+        if (st == DUO_SUCCESS)
+            st = grow((void **)&tail, &tail_cap, chunk * span);
+        if (st == DUO_SUCCESS)
+            st = duo_memcpy(tail, hx, len * span, DUO_HOST_TO_DEVICE);
+        for (size_t k = 0; k < pairs && st == DUO_SUCCESS; ++k)
+            st = dist_dot_chunks(type, tail + 2 * k * len * esz,
+                                 tail + (2 * k + 1) * len * esz, t_begin, n,
+                                 steps, c_end - 1, 1,
+                                 partials + k * mine + (c_end - 1 - c_lo));
         free(hx);
     }
-    if (st == DUO_SUCCESS && mine > 0)
-        st = duo_memcpy(slots + c_lo, partials, mine * sizeof(double),
-                        DUO_DEVICE_TO_HOST);
+    for (size_t k = 0; k < pairs && st == DUO_SUCCESS && mine > 0; ++k)
+        st = duo_memcpy(slots + k * chunks + c_lo, partials + k * mine,
+                        mine * sizeof(double), DUO_DEVICE_TO_HOST);
     free(send_buf);
     free(chunk_buf);
     free(recvs);
@@ -326,11 +358,12 @@ static double final_pass(const uint64_t *slots, size_t chunks)
     return warps[0];
 }
 
-duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
-                        const duo_dist_range *range, double *result)
+/* Both entry points: count pairs, named `where` in messages. */
+static duo_status dist_dots(const char *where, duo_dtype type, int count,
+                            const void *const *x, const void *const *y,
+                            const duo_dist_range *range, double *result)
 {
-    static const char *const where = "duo_dist_dot";
-    duo_status st = check_args(where, type, x, y, range, result);
+    duo_status st = check_args(where, type, count, x, y, range, result);
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
     dot_record *all = (dot_record *)malloc((size_t)duo_dist_state.size *
@@ -339,27 +372,46 @@ duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
         return dist_collective_failed(duo_fail(
             DUO_ERROR_OUT_OF_MEMORY, where, "no host memory for %d records",
             duo_dist_state.size));
-    st = dist_agree(where, DOT_KIND, 0, type, x, range, NULL);
+    /* The count travels as the call's op: ranks passing different counts
+     * disagree. */
+    st = dist_agree(where, DOT_KIND, count, type, NULL, range, NULL);
     if (st == DUO_SUCCESS)
         st = gather_ranges(where, type, range, all);
     const size_t n = range->n, esz = duo_dtype_size(type);
     const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(esz));
     const size_t chunk = steps * DUO_REDUCE_LANES(esz);
     const size_t chunks = (n + chunk - 1) / chunk;
+    const size_t words = chunks * (size_t)count;
     uint64_t *slots = NULL;
     if (st == DUO_SUCCESS) {
-        slots = (uint64_t *)calloc(chunks + 1, sizeof(uint64_t));
+        slots = (uint64_t *)calloc(words + 1, sizeof(uint64_t));
         if (slots == NULL)
             st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
-                          "no host memory for %zu chunk partials", chunks);
+                          "no host memory for %zu chunk partials", words);
     }
     if (st == DUO_SUCCESS)
-        st = local_partials(where, type, x, y, all, steps, slots);
-    if (st == DUO_SUCCESS && duo_dist_state.size > 1 && chunks > 0)
-        st = dist_comm_allreduce_max_u64(where, slots, chunks);
+        st = local_partials(where, type, count, x, y, all, steps, chunks,
+                            slots);
+    if (st == DUO_SUCCESS && duo_dist_state.size > 1 && words > 0)
+        st = dist_comm_allreduce_max_u64(where, slots, words);
     if (st == DUO_SUCCESS)
-        *result = final_pass(slots, chunks);
+        for (int k = 0; k < count; ++k)
+            result[k] = final_pass(slots + (size_t)k * chunks, chunks);
     free(all);
     free(slots);
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+}
+
+duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
+                        const duo_dist_range *range, double *result)
+{
+    const void *xs[1] = {x}, *ys[1] = {y};
+    return dist_dots("duo_dist_dot", type, 1, xs, ys, range, result);
+}
+
+duo_status duo_dist_dots(duo_dtype type, int count, const void *const *x,
+                         const void *const *y, const duo_dist_range *range,
+                         double *result)
+{
+    return dist_dots("duo_dist_dots", type, count, x, y, range, result);
 }

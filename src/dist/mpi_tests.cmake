@@ -84,7 +84,7 @@ endif()
 if(TARGET duo-cg)
   foreach(np 2 3 4)
     add_test(NAME mpi_cg_np${np}
-      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_cg.sh
+      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_ranks.sh
               ${MPIEXEC_EXECUTABLE} "${DUO_MPIEXEC_FLAGS}" ${np}
               $<TARGET_FILE:duo-cg> $<TARGET_FILE:duo-compare>
               ${CMAKE_CURRENT_BINARY_DIR}/mpi_cg_np${np})
@@ -96,4 +96,30 @@ if(TARGET duo-cg)
   duo_mpi_fails(mpi_cg_too_many_ranks NP 3
     PATTERN "3 ranks but only 2 rows"
     COMMAND $<TARGET_FILE:duo-cg> 5 2)
+endif()
+
+# duo-bicgstab the same way: two products with A per iteration (halo rows
+# of p and of s; the upwind stencil weights the north row, the halo
+# above, by 1 + cy and the south one by 1), fused pairs of dots through
+# duo_dist_dots.  The same grids, --check on 2 ranks, more ranks than
+# rows refused.
+if(TARGET duo-bicgstab)
+  foreach(np 2 3 4)
+    add_test(NAME mpi_bicgstab_np${np}
+      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_ranks.sh
+              ${MPIEXEC_EXECUTABLE} "${DUO_MPIEXEC_FLAGS}" ${np}
+              $<TARGET_FILE:duo-bicgstab> $<TARGET_FILE:duo-compare>
+              ${CMAKE_CURRENT_BINARY_DIR}/mpi_bicgstab_np${np})
+    set_tests_properties(mpi_bicgstab_np${np} PROPERTIES TIMEOUT 180
+      LABELS "${DUO_BACKEND};mpi" ENVIRONMENT "${DUO_MPI_TEST_ENV}")
+  endforeach()
+  duo_mpi_test(mpi_bicgstab_check_np2 NP 2
+    COMMAND $<TARGET_FILE:duo-bicgstab> 45 38 --check --reps 1)
+  # Strong convection (cell Peclet 25): the upwind west weight dominates.
+  duo_mpi_test(mpi_bicgstab_convective_np3 NP 3
+    COMMAND $<TARGET_FILE:duo-bicgstab> 37 23 --cx 50 --cy 3 --check
+            --reps 1)
+  duo_mpi_fails(mpi_bicgstab_too_many_ranks NP 3
+    PATTERN "3 ranks but only 2 rows"
+    COMMAND $<TARGET_FILE:duo-bicgstab> 5 2)
 endif()

@@ -20,7 +20,9 @@
  * bicgstab_half (s), bicgstab_apply (t = A s), duo_dot_async (t.s, t.t
  * in one pass), bicgstab_update (x, r), duo_dot_async (r0hat.r, r.r in
  * one pass), bicgstab_direct (decide, p) -- eight operations, no host
- * wait.
+ * wait.  Split among ranks: a halo exchange of p before v = A p and of s
+ * before t = A s, and duo_dist_dot / duo_dist_dots, whose values the host
+ * copies into the same device scalars.
  */
 #include <float.h>
 #include <math.h>
@@ -57,19 +59,22 @@ DUO_DEVICE double bicgstab_omega(const bicgstab_scalars *s)
     return s->ts_tt[1] == 0 ? 0.0 : s->ts_tt[0] / s->ts_tt[1];
 }
 
-/* out = A in; nothing once the solve has stopped. */
-DUO_KERNEL(bicgstab_apply, size_t ny, size_t nx, double d, double aw,
-           double an, const uint64_t *state, const double *DUO_RESTRICT in,
-           double *DUO_RESTRICT out)
+/* out = A in on `rows` rows from global row row0 of the ny-row grid
+ * (in's rows above and below them, where they exist, are the halo: the
+ * one above is the north neighbour); nothing once the solve has
+ * stopped. */
+DUO_KERNEL(bicgstab_apply, size_t rows, size_t nx, size_t row0, size_t ny,
+           double d, double aw, double an, const uint64_t *state,
+           const double *DUO_RESTRICT in, double *DUO_RESTRICT out)
 {
     if (*state != BICGSTAB_RUNNING)
         return;
-    DUO_FOR_2D(i, j, ny, nx) {
+    DUO_FOR_2D(i, j, rows, nx) {
         const size_t c = i * nx + j;
         const double west = j > 0 ? in[c - 1] : 0.0;
         const double east = j + 1 < nx ? in[c + 1] : 0.0;
-        const double north = i > 0 ? in[c - nx] : 0.0;
-        const double south = i + 1 < ny ? in[c + nx] : 0.0;
+        const double north = row0 + i > 0 ? in[c - nx] : 0.0;
+        const double south = row0 + i + 1 < ny ? in[c + nx] : 0.0;
         const double t1 = fma(aw, west, east);
         const double t2 = fma(an, north, south);
         out[c] = fma(d, in[c], -(t1 + t2));
@@ -161,34 +166,61 @@ DUO_KERNEL(bicgstab_init, size_t one, bicgstab_scalars *sc, double tol,
     }
 }
 
+/* result[0..count) (device) = x[k].y[k] over the whole grid, fused:
+ * stream-ordered on one process; with ranks, every rank waits for the
+ * global values. */
+static duo_status dots(const bicgstab_solver *c, int count,
+                       const void *const *x, const void *const *y,
+                       double *result)
+{
+    if (!c->dist)
+        return duo_dot_async(DUO_F64, c->count, count, x, y, result, NULL);
+    double v[2] = {0.0, 0.0};
+    duo_status st = duo_dist_dots(DUO_F64, count, x, y, &c->range, v);
+    if (st == DUO_SUCCESS)
+        st = duo_memcpy(result, v, (size_t)count * sizeof(double),
+                        DUO_HOST_TO_DEVICE);
+    return st;
+}
+
+/* out = A in on this rank's rows; in is row 1 of its halo field, whose
+ * halo rows come from the neighbouring ranks first. */
+static duo_status apply(const bicgstab_solver *c, const uint64_t *state,
+                        double *in_halo, const double *in, double *out)
+{
+    const bicgstab_coefficients k = c->k;
+    duo_status st = DUO_SUCCESS;
+    if (c->dist)
+        st = duo_dist_halo_exchange(DUO_F64, in_halo, &c->rows);
+    if (st == DUO_SUCCESS)
+        st = DUO_LAUNCH_2D(bicgstab_apply, c->rows.count, c->nx,
+                           c->rows.count, c->nx, c->rows.begin, c->ny, k.d,
+                           k.aw, k.an, state, in, out);
+    return st;
+}
+
 /* One iteration reading slot o; returns the first failure. */
 static duo_status iteration(const bicgstab_solver *c, int o)
 {
-    const bicgstab_coefficients k = c->k;
     const uint64_t *state = &c->sc->state[o];
     const void *rv_x[1] = {c->b}, *rv_y[1] = {c->v};
     const void *ts_x[2] = {c->t, c->t}, *ts_y[2] = {c->s, c->t};
     const void *rr_x[2] = {c->b, c->r}, *rr_y[2] = {c->r, c->r};
-    duo_status st = DUO_LAUNCH_2D(bicgstab_apply, c->ny, c->nx, c->ny, c->nx,
-                                  k.d, k.aw, k.an, state, c->p, c->v);
+    duo_status st = apply(c, state, c->p_halo, c->p, c->v);
     if (st == DUO_SUCCESS)
-        st = duo_dot_async(DUO_F64, c->count, 1, rv_x, rv_y, &c->sc->rv,
-                           NULL);
+        st = dots(c, 1, rv_x, rv_y, &c->sc->rv);
     if (st == DUO_SUCCESS)
         st = DUO_LAUNCH(bicgstab_half, c->count, c->count, c->sc, o, c->r,
                         c->v, c->s);
     if (st == DUO_SUCCESS)
-        st = DUO_LAUNCH_2D(bicgstab_apply, c->ny, c->nx, c->ny, c->nx, k.d,
-                           k.aw, k.an, state, c->s, c->t);
+        st = apply(c, state, c->s_halo, c->s, c->t);
     if (st == DUO_SUCCESS)
-        st = duo_dot_async(DUO_F64, c->count, 2, ts_x, ts_y, c->sc->ts_tt,
-                           NULL);
+        st = dots(c, 2, ts_x, ts_y, c->sc->ts_tt);
     if (st == DUO_SUCCESS)
         st = DUO_LAUNCH(bicgstab_update, c->count, c->count, c->sc, o, c->p,
                         c->s, c->t, c->x, c->r);
     if (st == DUO_SUCCESS)
-        st = duo_dot_async(DUO_F64, c->count, 2, rr_x, rr_y, c->sc->rho_rr,
-                           NULL);
+        st = dots(c, 2, rr_x, rr_y, c->sc->rho_rr);
     if (st == DUO_SUCCESS)
         st = DUO_LAUNCH(bicgstab_direct, c->count, c->count, c->sc, o, c->r,
                         c->v, c->p, c->history);
@@ -204,23 +236,47 @@ static duo_status batch_body(void *ctx)
     return st;
 }
 
-void bicgstab_solver_create(bicgstab_solver *c, size_t nx, size_t ny,
-                            double cx, double cy, double tol, size_t maxit,
-                            const double *b)
+/* A device field of the rank's rows: with a halo row above and below
+ * (zeroed: the halo rows beyond the grid's edges are never read, and
+ * must be defined all the same) when split among ranks. */
+static double *field(const bicgstab_solver *c, double **halo)
 {
-    const size_t bytes = nx * ny * sizeof(double);
+    const size_t bytes = c->count * sizeof(double);
+    double *f = NULL;
+    *halo = NULL;
+    if (!c->dist) {
+        DUO_CHECK(duo_malloc((void **)&f, bytes));
+        return f;
+    }
+    const size_t halo_bytes = bytes + 2 * c->nx * sizeof(double);
+    DUO_CHECK(duo_malloc((void **)halo, halo_bytes));
+    DUO_CHECK(duo_memset(*halo, 0, halo_bytes));
+    return *halo + c->nx;
+}
+
+/* Allocate for rows->count rows; capture unless split among ranks. */
+static void create(bicgstab_solver *c, const duo_dist_rows *rows, int dist,
+                   double cx, double cy, double tol, size_t maxit,
+                   const double *b)
+{
+    const size_t nx = rows->cols;
+    const size_t bytes = nx * rows->count * sizeof(double);
     c->nx = nx;
-    c->ny = ny;
-    c->count = nx * ny;
+    c->ny = rows->rows;
+    c->count = nx * rows->count;
+    c->dist = dist;
+    c->rows = *rows;
+    c->range = duo_dist_rows_range(rows);
     bicgstab_coefficients_set(&c->k, cx, cy);
     c->tol = tol;
     c->maxit = maxit;
     c->b = b;
+    c->batch = NULL;
     DUO_CHECK(duo_malloc((void **)&c->x, bytes));
     DUO_CHECK(duo_malloc((void **)&c->r, bytes));
-    DUO_CHECK(duo_malloc((void **)&c->p, bytes));
+    c->p = field(c, &c->p_halo);
     DUO_CHECK(duo_malloc((void **)&c->v, bytes));
-    DUO_CHECK(duo_malloc((void **)&c->s, bytes));
+    c->s = field(c, &c->s_halo);
     DUO_CHECK(duo_malloc((void **)&c->t, bytes));
     DUO_CHECK(duo_malloc((void **)&c->sc, sizeof(bicgstab_scalars)));
     /* Slots a solve has not reached yet are copied to the host with the
@@ -231,7 +287,29 @@ void bicgstab_solver_create(bicgstab_solver *c, size_t nx, size_t ny,
      * at once: give them defined contents. */
     DUO_CHECK(duo_memset(c->s, 0, bytes));
     DUO_CHECK(duo_memset(c->t, 0, bytes));
-    DUO_CHECK(duo_graph_capture(NULL, batch_body, c, &c->batch));
+    if (!dist)
+        DUO_CHECK(duo_graph_capture(NULL, batch_body, c, &c->batch));
+}
+
+void bicgstab_solver_create(bicgstab_solver *c, size_t nx, size_t ny,
+                            double cx, double cy, double tol, size_t maxit,
+                            const double *b)
+{
+    duo_dist_rows whole;
+    whole.rows = ny;
+    whole.cols = nx;
+    whole.begin = 0;
+    whole.count = ny;
+    create(c, &whole, 0, cx, cy, tol, maxit, b);
+}
+
+void bicgstab_solver_create_rows(bicgstab_solver *c,
+                                 const duo_dist_rows *rows, double cx,
+                                 double cy, double tol, size_t maxit,
+                                 const double *b)
+{
+    /* One rank needs no MPI call: it keeps the graph. */
+    create(c, rows, duo_dist_size() > 1, cx, cy, tol, maxit, b);
 }
 
 void bicgstab_solver_destroy(bicgstab_solver *c)
@@ -239,9 +317,9 @@ void bicgstab_solver_destroy(bicgstab_solver *c)
     DUO_CHECK(duo_graph_destroy(c->batch));
     DUO_CHECK(duo_free(c->x));
     DUO_CHECK(duo_free(c->r));
-    DUO_CHECK(duo_free(c->p));
+    DUO_CHECK(duo_free(c->p_halo != NULL ? c->p_halo : c->p));
     DUO_CHECK(duo_free(c->v));
-    DUO_CHECK(duo_free(c->s));
+    DUO_CHECK(duo_free(c->s_halo != NULL ? c->s_halo : c->s));
     DUO_CHECK(duo_free(c->t));
     DUO_CHECK(duo_free(c->sc));
     DUO_CHECK(duo_free(c->history));
@@ -254,16 +332,19 @@ void bicgstab_solver_start(bicgstab_solver *c)
     DUO_CHECK(duo_memset(c->x, 0, bytes));
     DUO_CHECK(duo_memcpy(c->r, c->b, bytes, DUO_DEVICE_TO_DEVICE));
     DUO_CHECK(duo_memcpy(c->p, c->b, bytes, DUO_DEVICE_TO_DEVICE));
-    DUO_CHECK(duo_dot_async(DUO_F64, c->count, 1, b, b, &c->sc->rho[0],
-                            NULL));
+    DUO_CHECK(dots(c, 1, b, b, &c->sc->rho[0]));
     DUO_CHECK(DUO_LAUNCH(bicgstab_init, 1, 1, c->sc, c->tol,
                          (uint64_t)c->maxit));
 }
 
 void bicgstab_solver_run(bicgstab_solver *c, size_t batches)
 {
-    for (size_t k = 0; k < batches; ++k)
-        DUO_CHECK(duo_graph_launch(c->batch, NULL));
+    for (size_t k = 0; k < batches; ++k) {
+        if (c->dist)
+            DUO_CHECK(batch_body(c));
+        else
+            DUO_CHECK(duo_graph_launch(c->batch, NULL));
+    }
 }
 
 void bicgstab_solver_status(const bicgstab_solver *c, size_t *iterations,

@@ -28,6 +28,18 @@
  * that overruns the last iteration changes nothing: the host looks only
  * after each batch, and the iteration count and every iterate are those
  * of an iteration-by-iteration loop, on every backend.
+ *
+ * Several ranks (bicgstab_solver_create_rows, MPI, more than one rank):
+ * each rank holds its rows of the grid (duo/dist.h); p and s carry a
+ * halo row above and below, refreshed from the neighbours before v = A p
+ * and t = A s (the halo above is the north neighbour, weighted an; the
+ * one below the south, weighted 1).  The dot products are duo_dist_dot
+ * and duo_dist_dots (the fused pairs), which have the bits of
+ * duo_dot_async on the whole vectors, so every rank computes the same
+ * scalars and every value is the single-process value, bit for bit, for
+ * any number of ranks.  MPI calls cannot be captured in a graph, so that
+ * build runs the same kernels as plain calls, BICGSTAB_BATCH iterations
+ * per batch as well.
  */
 #ifndef DUO_BICGSTAB_SOLVER_H
 #define DUO_BICGSTAB_SOLVER_H
@@ -36,6 +48,7 @@
 #include <stdint.h>
 
 #include <duo.h>
+#include <duo/dist.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,12 +91,18 @@ void bicgstab_coefficients_set(bicgstab_coefficients *k, double cx,
                                double cy);
 
 typedef struct bicgstab_solver {
-    size_t nx, ny, count; /* grid: ny rows of nx points; count = nx ny  */
+    size_t nx, ny;        /* grid: ny rows of nx points                 */
+    size_t count;         /* points held here: nx ny, or nx rows.count  */
+    int dist;             /* rows split among ranks (no graph)          */
+    duo_dist_rows rows;   /* this rank's rows (all of them on one)      */
+    duo_dist_range range; /* its elements of the flattened grid         */
     bicgstab_coefficients k;
     double tol;
     size_t maxit;
     const double *b;      /* device, not owned; also r0hat (= r_0 = b)  */
-    double *x, *r, *p, *v, *s, *t; /* device                            */
+    double *x, *r, *p, *v, *s, *t; /* device; p, s: row 1 of the halos  */
+    double *p_halo, *s_halo;       /* device: (rows.count + 2) x nx, or
+                                      NULL on one rank                  */
     bicgstab_scalars *sc;          /* device                            */
     double *history;      /* device: residual after iteration k+1       */
     duo_graph batch;      /* BICGSTAB_BATCH iterations                  */
@@ -93,6 +112,13 @@ typedef struct bicgstab_solver {
 void bicgstab_solver_create(bicgstab_solver *c, size_t nx, size_t ny,
                             double cx, double cy, double tol, size_t maxit,
                             const double *b);
+/* The same for this rank's rows of the grid (duo_dist_rows_make; b
+ * holds those rows): split among the ranks when there are several, the
+ * whole grid and bicgstab_solver_create's graph on one. */
+void bicgstab_solver_create_rows(bicgstab_solver *c,
+                                 const duo_dist_rows *rows, double cx,
+                                 double cy, double tol, size_t maxit,
+                                 const double *b);
 void bicgstab_solver_destroy(bicgstab_solver *c);
 
 /* Queue x = 0, r = p = b and the scalars (||b|| from b.b). */
