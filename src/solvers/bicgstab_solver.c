@@ -26,10 +26,9 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdio.h>
-#include <time.h>
 
 #include "bicgstab_solver.h"
+#include "solver_progress.h"
 
 void bicgstab_coefficients_set(bicgstab_coefficients *k, double cx,
                                double cy)
@@ -361,37 +360,21 @@ void bicgstab_solver_status(const bicgstab_solver *c, size_t *iterations,
                              sizeof(double), DUO_DEVICE_TO_HOST));
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void bicgstab_solver_solve(bicgstab_solver *c, const char *prog,
                            int progress)
 {
-    const double start = seconds_now();
-    size_t it = 0, next_report = 1;
+    solver_progress report;
+    size_t it = 0;
     double residual = 0.0;
     int state = BICGSTAB_RUNNING;
+    solver_progress_begin(&report, prog, c->maxit, progress);
     bicgstab_solver_start(c);
     bicgstab_solver_status(c, &it, &residual, &state);
     while (state == BICGSTAB_RUNNING) {
         bicgstab_solver_run(c, 1);
         bicgstab_solver_status(c, &it, &residual, &state);
-        /* Every 10% of maxit, once the solve has taken over 1 s. */
-        if (progress && state == BICGSTAB_RUNNING &&
-            it >= next_report * c->maxit / 10) {
-            while (it >= next_report * c->maxit / 10)
-                ++next_report;
-            if (seconds_now() - start > 1.0) {
-                fprintf(stderr, "%s: iteration %zu of at most %zu: "
-                        "relative residual %.3e\n", prog, it, c->maxit,
-                        residual);
-                fflush(stderr);
-            }
-        }
+        if (state == BICGSTAB_RUNNING)
+            solver_progress_update(&report, it, residual);
     }
 }
 

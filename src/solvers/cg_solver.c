@@ -17,10 +17,9 @@
  * the host copies into the same device scalar.
  */
 #include <math.h>
-#include <stdio.h>
-#include <time.h>
 
 #include "cg_solver.h"
+#include "solver_progress.h"
 
 /* q = A p on `rows` rows from global row row0 of the ny-row grid (p's
  * rows above and below them, where they exist, are the halo); nothing
@@ -255,36 +254,20 @@ void cg_solver_status(const cg_solver *c, size_t *iterations,
                              sizeof(double), DUO_DEVICE_TO_HOST));
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void cg_solver_solve(cg_solver *c, const char *prog, int progress)
 {
-    const double start = seconds_now();
-    size_t it = 0, next_report = 1;
+    solver_progress report;
+    size_t it = 0;
     double residual = 0.0;
     int state = CG_RUNNING;
+    solver_progress_begin(&report, prog, c->maxit, progress);
     cg_solver_start(c);
     cg_solver_status(c, &it, &residual, &state);
     while (state == CG_RUNNING) {
         cg_solver_run(c, 1);
         cg_solver_status(c, &it, &residual, &state);
-        /* Every 10% of maxit, once the solve has taken over 1 s. */
-        if (progress && state == CG_RUNNING &&
-            it >= next_report * c->maxit / 10) {
-            while (it >= next_report * c->maxit / 10)
-                ++next_report;
-            if (seconds_now() - start > 1.0) {
-                fprintf(stderr, "%s: iteration %zu of at most %zu: "
-                        "relative residual %.3e\n", prog, it, c->maxit,
-                        residual);
-                fflush(stderr);
-            }
-        }
+        if (state == CG_RUNNING)
+            solver_progress_update(&report, it, residual);
     }
 }
 
