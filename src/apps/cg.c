@@ -68,6 +68,7 @@
 #include "app_common.h"
 #include "cg_solver.h"
 #include "dump.h"
+#include "solver_app.h"
 
 static const char *const PROG = "duo-cg";
 static const char *const USAGE =
@@ -90,7 +91,6 @@ static const char *const USAGE =
 
 #define DEFAULT_N 256
 #define DEFAULT_TOL 1e-8
-#define MAX_MAXIT 1e8        /* the residual history is kept on the device */
 #define FLOPS_PER_POINT 16.0 /* nominal, per unknown and iteration */
 
 /* ------------------------------------------------------------------ */
@@ -294,56 +294,20 @@ int main(int argc, char **argv)
     const char *dump_path = args.dump_path;
     const size_t nx = args.nsizes > 0 ? args.sizes[0] : DEFAULT_N;
     const size_t ny = args.nsizes > 1 ? args.sizes[1] : nx;
-    if (!(tol > 0 && tol < 1))
-        app_usage_error(PROG, USAGE, "--tol %g: expected a number between 0 "
-                        "and 1 (exclusive)", tol);
-    size_t maxit = 0;
-    if (isnan(maxit_arg)) {
-        const size_t n = nx > ny ? nx : ny;
-        if (n > (size_t)((MAX_MAXIT - 100) / 10))
-            app_usage_error(PROG, USAGE, "grid %zu x %zu is too large for "
-                            "the default --maxit; give one", nx, ny);
-        maxit = 10 * n + 100;
-    } else {
-        if (!(maxit_arg >= 1 && maxit_arg <= MAX_MAXIT) ||
-            maxit_arg != floor(maxit_arg))
-            app_usage_error(PROG, USAGE, "--maxit %g: expected an integer "
-                            "from 1 to %.0e", maxit_arg, MAX_MAXIT);
-        maxit = (size_t)maxit_arg;
-    }
-    const size_t count = app_count(PROG, "nx", nx, ny);
-    const size_t bytes = app_bytes(PROG, "nx", count, sizeof(double));
-
-    duo_status st = duo_dist_init(&argc, &argv);
-    if (st != DUO_SUCCESS) {
-        fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
-        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
-    }
-    const int rank = duo_dist_rank();
-    duo_dist_rows rows;
-    if (duo_dist_rows_make(ny, nx, &rows) != DUO_SUCCESS) {
-        /* Every rank decides the same (e.g. more ranks than rows). */
-        if (rank == 0)
-            fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
-        duo_dist_finalize();
-        return 2;
-    }
-    const duo_dist_range mine = duo_dist_rows_range(&rows);
-
-    /* Every rank draws the whole b and keeps its rows of it. */
-    app_rng rng;
-    app_rng_seed(&rng, args.seed);
-    double *b = (double *)app_host_alloc(PROG, bytes);
-    app_fill_f64(b, count, &rng);
-    double *db = NULL;
-    DUO_DIST_CHECK(duo_malloc((void **)&db, mine.count * sizeof(double)));
-    DUO_DIST_CHECK(duo_memcpy(db, b + mine.begin,
-                              mine.count * sizeof(double),
-                              DUO_HOST_TO_DEVICE));
+    const size_t maxit =
+        solver_app_maxit(PROG, USAGE, tol, maxit_arg, nx, ny);
+    solver_problem prob;
+    const int refused = solver_problem_setup(&prob, PROG, &argc, &argv, nx,
+                                             ny, args.seed);
+    if (refused)
+        return refused;
+    const size_t count = prob.count, bytes = prob.bytes;
+    const int rank = prob.rank;
+    const double *b = prob.b;
 
     cg_run run;
     memset(&run, 0, sizeof run);
-    cg_solver_create_rows(&run.solver, &rows, tol, maxit, db);
+    cg_solver_create_rows(&run.solver, &prob.rows, tol, maxit, prob.db);
 
     /* Warm-up, which is also the checked and dumped solve. */
     run.progress = rank == 0;
@@ -354,7 +318,8 @@ int main(int argc, char **argv)
     const int converged = run.state == CG_CONVERGED;
     double *x = (double *)app_host_alloc(PROG, bytes);
     memset(x, 0xff, bytes);
-    DUO_DIST_CHECK(duo_dist_gather(DUO_F64, run.solver.x, &mine, x, 0));
+    DUO_DIST_CHECK(
+        duo_dist_gather(DUO_F64, run.solver.x, &prob.mine, x, 0));
     double *history = (double *)app_host_alloc(
         PROG, (iterations > 0 ? iterations : 1) * sizeof(double));
     cg_solver_history(&run.solver, history, iterations);
@@ -392,8 +357,7 @@ int main(int argc, char **argv)
     }
 
     cg_solver_destroy(&run.solver);
-    DUO_DIST_CHECK(duo_free(db));
-    free(b);
+    solver_problem_free(&prob);
     free(x);
     free(history);
     DUO_DIST_CHECK(duo_dist_finalize());

@@ -645,6 +645,25 @@ static void check_reduce(bench *b, reduce_ctx *c, int has_ys, row *r)
                  own_diff, own_bound);
 }
 
+/* A reduce row over n elements of `type`, with fresh inputs in x. */
+static row *new_reduce_row(bench *b, const char *what, duo_dtype type,
+                           void *x, size_t n)
+{
+    const size_t elem = duo_dtype_size(type);
+    char size[32];
+    size_label(size, sizeof size, n);
+    row *r = new_row(b, "reduce", what, size);
+    r->region = n * elem >= b->ys.cache_bytes ? "bandwidth" : "latency";
+    r->amount = (double)(n * elem);
+    r->unit = "GB/s";
+    r->unit_scale = 1e9;
+    if (type == DUO_F32)
+        DUO_CHECK(bench_fill_f32((float *)x, n, new_seed(b)));
+    else
+        DUO_CHECK(bench_fill_f64((double *)x, n, new_seed(b)));
+    return r;
+}
+
 static void bench_reduce_sizes(bench *b, duo_reduce_op op, duo_dtype type,
                                const size_t *sizes, size_t count)
 {
@@ -659,18 +678,7 @@ static void bench_reduce_sizes(bench *b, duo_reduce_op op, duo_dtype type,
 
     for (size_t s = 0; s < count; ++s) {
         const size_t n = sizes[s];
-        char size[32];
-        size_label(size, sizeof size, n);
-        row *r = new_row(b, "reduce", what, size);
-        r->region = n * elem >= b->ys.cache_bytes ? "bandwidth" : "latency";
-        r->amount = (double)(n * elem);
-        r->unit = "GB/s";
-        r->unit_scale = 1e9;
-
-        if (type == DUO_F32)
-            DUO_CHECK(bench_fill_f32((float *)x, n, new_seed(b)));
-        else
-            DUO_CHECK(bench_fill_f64((double *)x, n, new_seed(b)));
+        row *r = new_reduce_row(b, what, type, x, n);
         reduce_ctx ctx;
         memset(&ctx, 0, sizeof ctx);
         ctx.op = op;
@@ -725,17 +733,7 @@ static void bench_reduce_dev_sizes(bench *b, duo_dtype type,
     const char *what = type == DUO_F32 ? "sum f32 dev" : "sum f64 dev";
     for (size_t s = 0; s < count; ++s) {
         const size_t n = sizes[s];
-        char size[32];
-        size_label(size, sizeof size, n);
-        row *r = new_row(b, "reduce", what, size);
-        r->region = n * elem >= b->ys.cache_bytes ? "bandwidth" : "latency";
-        r->amount = (double)(n * elem);
-        r->unit = "GB/s";
-        r->unit_scale = 1e9;
-        if (type == DUO_F32)
-            DUO_CHECK(bench_fill_f32((float *)x, n, new_seed(b)));
-        else
-            DUO_CHECK(bench_fill_f64((double *)x, n, new_seed(b)));
+        row *r = new_reduce_row(b, what, type, x, n);
         ctx.r.op = DUO_SUM;
         ctx.r.type = type;
         ctx.r.x = x;

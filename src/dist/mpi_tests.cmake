@@ -75,6 +75,20 @@ if(TARGET duo-heat)
     COMMAND $<TARGET_FILE:duo-heat> 5 2)
 endif()
 
+# mpi_<app>_np2..4: compare_ranks.sh runs duo-<app> on 1 and on 2..4
+# ranks and requires the same dump, bit for bit.
+function(duo_mpi_compare_ranks app)
+  foreach(np 2 3 4)
+    add_test(NAME mpi_${app}_np${np}
+      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_ranks.sh
+              ${MPIEXEC_EXECUTABLE} "${DUO_MPIEXEC_FLAGS}" ${np}
+              $<TARGET_FILE:duo-${app}> $<TARGET_FILE:duo-compare>
+              ${CMAKE_CURRENT_BINARY_DIR}/mpi_${app}_np${np})
+    set_tests_properties(mpi_${app}_np${np} PROPERTIES TIMEOUT 180
+      LABELS "${DUO_BACKEND};mpi" ENVIRONMENT "${DUO_MPI_TEST_ENV}")
+  endforeach()
+endfunction()
+
 # duo-cg on several ranks: the dump (x and the residual history) of 2..4
 # ranks equals one rank's, bit for bit; one rank runs the graph and
 # duo_dot_async of the build without MPI, so this is also equality with
@@ -82,15 +96,7 @@ endif()
 # whose rows do not divide among the ranks, chunks of duo's dot order
 # split between ranks, 1-row subdomains; --check on 2 ranks.
 if(TARGET duo-cg)
-  foreach(np 2 3 4)
-    add_test(NAME mpi_cg_np${np}
-      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_ranks.sh
-              ${MPIEXEC_EXECUTABLE} "${DUO_MPIEXEC_FLAGS}" ${np}
-              $<TARGET_FILE:duo-cg> $<TARGET_FILE:duo-compare>
-              ${CMAKE_CURRENT_BINARY_DIR}/mpi_cg_np${np})
-    set_tests_properties(mpi_cg_np${np} PROPERTIES TIMEOUT 180
-      LABELS "${DUO_BACKEND};mpi" ENVIRONMENT "${DUO_MPI_TEST_ENV}")
-  endforeach()
+  duo_mpi_compare_ranks(cg)
   duo_mpi_test(mpi_cg_check_np2 NP 2
     COMMAND $<TARGET_FILE:duo-cg> 45 38 --check --reps 1)
   duo_mpi_fails(mpi_cg_too_many_ranks NP 3
@@ -104,15 +110,7 @@ endif()
 # duo_dist_dots.  The same grids, --check on 2 ranks, more ranks than
 # rows refused.
 if(TARGET duo-bicgstab)
-  foreach(np 2 3 4)
-    add_test(NAME mpi_bicgstab_np${np}
-      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_ranks.sh
-              ${MPIEXEC_EXECUTABLE} "${DUO_MPIEXEC_FLAGS}" ${np}
-              $<TARGET_FILE:duo-bicgstab> $<TARGET_FILE:duo-compare>
-              ${CMAKE_CURRENT_BINARY_DIR}/mpi_bicgstab_np${np})
-    set_tests_properties(mpi_bicgstab_np${np} PROPERTIES TIMEOUT 180
-      LABELS "${DUO_BACKEND};mpi" ENVIRONMENT "${DUO_MPI_TEST_ENV}")
-  endforeach()
+  duo_mpi_compare_ranks(bicgstab)
   duo_mpi_test(mpi_bicgstab_check_np2 NP 2
     COMMAND $<TARGET_FILE:duo-bicgstab> 45 38 --check --reps 1)
   # Strong convection (cell Peclet 25): the upwind west weight dominates.
