@@ -15,6 +15,10 @@
  *
  * NCCL's NVLink multicast (NVLS) is not needed for point-to-point work;
  * the scripts that launch duo set NCCL_NVLS_ENABLE=0.
+ *
+ * On the host path (duo_host_path(): no GPU, or DUO_DEVICE=cpu) device
+ * memory is host memory and every call goes to device_host.c's
+ * dist_host_*.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +56,9 @@ static int nccl_ready;
 
 extern "C" duo_status dist_dev_select(int local_rank)
 {
+    duo_device_want want;
+    if (duo_device_wanted(&want) != DUO_SUCCESS || want == DUO_WANT_CPU)
+        return DUO_SUCCESS; /* duo_init reports a bad DUO_DEVICE */
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         (void)cudaGetLastError();
@@ -110,6 +117,8 @@ static duo_status nccl_setup(int rank, int size)
 
 extern "C" duo_status dist_dev_setup(int rank, int size)
 {
+    if (duo_host_path())
+        return dist_host_setup(rank, size);
     if (size == 1) {
         halo_path = "none";
         return DUO_SUCCESS;
@@ -151,6 +160,7 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
 
 extern "C" void dist_dev_teardown(void)
 {
+    dist_host_teardown();
 #ifdef DUO_HAVE_NCCL
     if (nccl_ready)
         (void)ncclCommDestroy(nccl_comm);
@@ -162,7 +172,10 @@ extern "C" void dist_dev_teardown(void)
     stage_bytes = 0;
 }
 
-extern "C" const char *dist_dev_halo_path(void) { return halo_path; }
+extern "C" const char *dist_dev_halo_path(void)
+{
+    return duo_host_path() ? dist_host_halo_path() : halo_path;
+}
 
 static dist_msg msg(void *buf, size_t bytes, int peer, int tag)
 {
@@ -199,6 +212,9 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
                                     void *recv_down, int down, size_t bytes)
 {
     static const char *const where = "duo_dist_halo_exchange";
+    if (duo_host_path())
+        return dist_host_halo(send_up, recv_up, up, send_down, recv_down,
+                              down, bytes);
 #ifdef DUO_HAVE_NCCL
     if (nccl_ready) {
         NCCL_TRY(ncclGroupStart(), where);

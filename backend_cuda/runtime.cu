@@ -45,19 +45,29 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
                        advice);
 }
 
+/* Why the last duo_be_init found no GPU, for device_path.c's line. */
+static char no_device_reason[160] = "no GPU was probed";
+
+extern "C" const char *duo_cuda_no_device_reason(void)
+{
+    return no_device_reason;
+}
+
 duo_status duo_be_init(void)
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
         (void)cudaGetLastError();
+        snprintf(no_device_reason, sizeof no_device_reason, "%s",
+                 err != cudaSuccess ? cudaGetErrorString(err)
+                                    : "no CUDA devices");
         return duo_fail(DUO_ERROR_NO_DEVICE, "duo_init",
-                        "this is the CUDA build of duo, but no usable GPU "
-                        "was found (%s). On a machine without a GPU build "
-                        "and run the CPU backends instead: make serial or "
-                        "make openmp",
-                        err != cudaSuccess ? cudaGetErrorString(err)
-                                           : "no CUDA devices");
+                        "DUO_DEVICE=gpu, but no usable GPU was found (%s). "
+                        "Unset DUO_DEVICE (or set it to cpu) to run this "
+                        "CUDA build on the host, or build and run the CPU "
+                        "backends instead: make serial or make openmp",
+                        no_device_reason);
     }
     /* The GPU chosen before duo_init (duo_dist_init picks one per
      * rank), else the first. */

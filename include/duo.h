@@ -74,14 +74,29 @@ DUO_NORETURN void duo_check_failed(duo_status status, const char *call,
 /* ------------------------------------------------------------------ */
 /* Runtime                                                             */
 
-/* Start the backend.  A CUDA build with no usable GPU fails here with
- * DUO_ERROR_NO_DEVICE and a message naming the serial/openmp builds.
- * Calling duo_init() again after success is a no-op. */
+/* Start the backend.  Calling duo_init() again after success is a no-op.
+ *
+ * A CUDA build carries two paths: the GPU, and the host path, which is
+ * the OpenMP backend compiled into the same library (every kernel is
+ * compiled for both).  The environment variable DUO_DEVICE chooses:
+ *   auto (or unset)  the GPU where one is usable, else the host path;
+ *   gpu              the GPU; with no usable GPU duo_init fails with
+ *                    DUO_ERROR_NO_DEVICE and a message naming the other
+ *                    choices;
+ *   cpu              the host path.
+ * The host path gives the same bits as the openmp build.  Serial and
+ * OpenMP builds have the host path only (DUO_DEVICE=gpu fails there).
+ * The choice holds until duo_finalize(). */
 duo_status duo_init(void);
 duo_status duo_finalize(void);
 
-/* "cuda", "openmp" or "serial". */
+/* "cuda" (a CUDA build on the GPU), "cuda-host-fallback" (a CUDA build on
+ * the host path), "openmp" or "serial". */
 const char *duo_backend_name(void);
+/* After duo_init(): which path runs and why, in a line for people, e.g.
+ * "GPU NVIDIA H100 80GB HBM3 (DUO_DEVICE=auto)" or "host path, 16 OpenMP
+ * thread(s): no usable GPU (...; DUO_DEVICE=auto)". */
+const char *duo_backend_reason(void);
 
 typedef struct duo_device_info {
     char name[256];          /* GPU or CPU model name                   */

@@ -12,6 +12,12 @@
 
 #include <duo.h>
 
+/* The CUDA build compiles both backend folders into one library, each
+ * with its own prefix (backend_rename.h); see device_path.c. */
+#if defined(DUO_BE_PREFIX)
+#include "backend_rename.h"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,6 +34,10 @@ duo_status duo_fail_at(duo_status status, const char *file, int line,
 #define duo_fail(status, where, ...) \
     duo_fail_at(status, __FILE__, __LINE__, where, __VA_ARGS__)
 
+/* Forget the last error: after a failure that was handled (the GPU probe
+ * of a CUDA build that then runs on the host path). */
+void duo_error_clear(void);
+
 /* 1 once duo_init() has succeeded. */
 int duo_is_initialized(void);
 
@@ -38,6 +48,26 @@ duo_status duo_require_init(const char *where);
  * capture: for every call that waits for the device or returns a value to
  * the host. */
 duo_status duo_require_sync_call(const char *where);
+
+/* DUO_DEVICE, read by duo_init: unset, empty or "auto" (the GPU where
+ * one is usable, else the host), "gpu" or "cpu".  Any other value fails
+ * with DUO_ERROR_INVALID_ARGUMENT naming the variable. */
+typedef enum duo_device_want {
+    DUO_WANT_AUTO,
+    DUO_WANT_GPU,
+    DUO_WANT_CPU
+} duo_device_want;
+duo_status duo_device_wanted(duo_device_want *want);
+const char *duo_device_want_name(duo_device_want want);
+/* Record why duo_init took the path it took (duo_backend_reason()). */
+void duo_set_backend_reason(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* CUDA build: 1 when duo_init chose the host path (device_path.c). */
+int duo_host_path(void);
 
 const char *duo_be_name(void);
 duo_status duo_be_init(void);

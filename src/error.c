@@ -27,6 +27,8 @@ const char *duo_status_string(duo_status status)
 
 const char *duo_last_error(void) { return last_error; }
 
+void duo_error_clear(void) { last_error[0] = '\0'; }
+
 duo_status duo_fail_at(duo_status status, const char *file, int line,
                        const char *where, const char *fmt, ...)
 {

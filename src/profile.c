@@ -322,7 +322,9 @@ static void write_report(FILE *f, const duo_profile_region *sorted, int count,
 {
     const char *backend = duo_backend_name();
     if (duo_profile_mode_now == DUO_PROFILE_CSV) {
-        fprintf(f, "# duo-profile 1\n# backend,%s\n# device,", backend);
+        fprintf(f, "# duo-profile 1\n# backend,%s\n# path,", backend);
+        csv_field(f, duo_backend_reason());
+        fprintf(f, "\n# device,");
         csv_field(f, device);
         fprintf(f, "\n# program,");
         csv_field(f, program);
@@ -343,6 +345,8 @@ static void write_report(FILE *f, const duo_profile_region *sorted, int count,
     if (duo_profile_mode_now == DUO_PROFILE_JSON) {
         fprintf(f, "{\"duo_profile\": 1, \"backend\": ");
         json_string(f, backend);
+        fprintf(f, ", \"path\": ");
+        json_string(f, duo_backend_reason());
         fprintf(f, ", \"device\": ");
         json_string(f, device);
         fprintf(f, ", \"program\": ");
@@ -364,7 +368,8 @@ static void write_report(FILE *f, const duo_profile_region *sorted, int count,
         fprintf(f, "\n]}\n");
         return;
     }
-    fprintf(f, "duo profile: %s on %s: %s\n", backend, device, program);
+    fprintf(f, "duo profile: %s on %s [%s]: %s\n", backend, device,
+            duo_backend_reason(), program);
     fprintf(f, "%-32s %-7s %8s %11s %10s %10s %10s %9s %9s\n", "region",
             "kind", "calls", "total ms", "mean ms", "min ms", "max ms",
             "GB/s", "GFLOP/s");

@@ -2,15 +2,79 @@
  * runtime.c - init/finalize, device info, synchronize, and the checks the
  * kernel-launch macros make before a launch.
  */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
 
 static int initialized;
+static char backend_reason[512] = "duo_init() has not run";
 
 int duo_is_initialized(void) { return initialized; }
 
 const char *duo_backend_name(void) { return duo_be_name(); }
+
+const char *duo_backend_reason(void) { return backend_reason; }
+
+void duo_set_backend_reason(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(backend_reason, sizeof backend_reason, fmt, ap);
+    va_end(ap);
+}
+
+const char *duo_device_want_name(duo_device_want want)
+{
+    return want == DUO_WANT_GPU ? "gpu" : want == DUO_WANT_CPU ? "cpu"
+                                                               : "auto";
+}
+
+duo_status duo_device_wanted(duo_device_want *want)
+{
+    const char *v = getenv("DUO_DEVICE");
+    *want = DUO_WANT_AUTO;
+    if (v == NULL || v[0] == '\0' || strcmp(v, "auto") == 0)
+        return DUO_SUCCESS;
+    if (strcmp(v, "gpu") == 0)
+        *want = DUO_WANT_GPU;
+    else if (strcmp(v, "cpu") == 0)
+        *want = DUO_WANT_CPU;
+    else
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_init",
+                        "DUO_DEVICE=%s: expected auto (the default: the GPU "
+                        "where one is usable, else the host), gpu or cpu",
+                        v);
+    return DUO_SUCCESS;
+}
+
+#if !defined(DUO_TWO_PATHS)
+/* The serial and OpenMP builds have the host path only. */
+static duo_status cpu_build_init(void)
+{
+    duo_device_want want;
+    duo_status status = duo_device_wanted(&want);
+    if (status != DUO_SUCCESS)
+        return status;
+    if (want == DUO_WANT_GPU)
+        return duo_fail(DUO_ERROR_NO_DEVICE, "duo_init",
+                        "DUO_DEVICE=gpu, but this is the %s build of duo, "
+                        "which has no GPU path: build it with make cuda, or "
+                        "unset DUO_DEVICE", duo_be_name());
+    status = duo_be_init();
+    if (status != DUO_SUCCESS)
+        return status;
+    duo_device_info info;
+    info.cpu_threads = 0;
+    (void)duo_be_device_info(&info);
+    duo_set_backend_reason("%s build, %d thread(s) (DUO_DEVICE=%s)",
+                           duo_be_name(), info.cpu_threads,
+                           duo_device_want_name(want));
+    return DUO_SUCCESS;
+}
+#endif
 
 #define DUO_STR_(x) #x
 #define DUO_STR(x) DUO_STR_(x)
@@ -24,7 +88,11 @@ duo_status duo_init(void)
 {
     if (initialized)
         return DUO_SUCCESS;
-    duo_status status = duo_be_init();
+#if defined(DUO_TWO_PATHS)
+    duo_status status = duo_be_init(); /* chooses the path: device_path.c */
+#else
+    duo_status status = cpu_build_init();
+#endif
     if (status != DUO_SUCCESS)
         return status;
     initialized = 1;
@@ -45,6 +113,7 @@ duo_status duo_finalize(void)
     duo_status profile = duo_profile_finish();
     initialized = 0;
     duo_status backend = duo_be_finalize();
+    duo_set_backend_reason("duo_init() has not run");
     return backend != DUO_SUCCESS ? backend : profile;
 }
 

@@ -5,8 +5,9 @@
  * Also checks that every entry point refuses to run before duo_init()
  * and after duo_finalize() (DUO_ERROR_NOT_INITIALIZED, outputs untouched,
  * a message naming the function), and that duo_init() works again after
- * duo_finalize().
+ * duo_finalize().  DUO_DEVICE: bad values, and the paths a build has.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <math.h>
 #include <stdlib.h>
 
@@ -133,16 +134,75 @@ static void test_before_init(void)
     test_set_context("%s", "");
 }
 
+/* DUO_DEVICE is read by duo_init: a value that is not auto, gpu or cpu
+ * fails naming the variable, and in a CPU build gpu fails with the build
+ * to use instead; either leaves duo uninitialized.  (A CUDA build without
+ * a GPU is test_no_device.c.) */
+static void test_device_env(void)
+{
+    test_set_context("DUO_DEVICE");
+    const char *saved = getenv("DUO_DEVICE");
+    char keep[32] = "";
+    if (saved != NULL)
+        snprintf(keep, sizeof keep, "%s", saved);
+
+    setenv("DUO_DEVICE", "GPU0", 1);
+    CHECK_STATUS(duo_init(), DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_DEVICE=GPU0");
+    CHECK_CONTAINS(duo_last_error(), "auto");
+    CHECK_CONTAINS(duo_last_error(), "gpu or cpu");
+    void *p = TEST_POISON_PTR;
+    CHECK_STATUS(duo_malloc(&p, 16), DUO_ERROR_NOT_INITIALIZED);
+    CHECK(p == TEST_POISON_PTR);
+#if !defined(DUO_BACKEND_CUDA)
+    setenv("DUO_DEVICE", "gpu", 1);
+    CHECK_STATUS(duo_init(), DUO_ERROR_NO_DEVICE);
+    CHECK_CONTAINS(duo_last_error(), "DUO_DEVICE=gpu");
+    CHECK_CONTAINS(duo_last_error(), "make cuda");
+    CHECK_STATUS(duo_malloc(&p, 16), DUO_ERROR_NOT_INITIALIZED);
+    setenv("DUO_DEVICE", "cpu", 1);
+    if (CHECK_OK(duo_init())) {
+        CHECK_CONTAINS(duo_backend_reason(), "DUO_DEVICE=cpu");
+        CHECK_OK(duo_finalize());
+    }
+#endif
+    if (saved != NULL)
+        setenv("DUO_DEVICE", keep, 1);
+    else
+        unsetenv("DUO_DEVICE");
+    test_set_context("%s", "");
+}
+
 static void test_init_and_info(void)
 {
     test_init_or_skip();
     test_set_context("init and device info");
     CHECK_OK(duo_init()); /* again: a no-op */
 
+    /* A CUDA build names its path: the GPU, or the host path where
+     * DUO_DEVICE=cpu or no GPU is usable (DUO_DEVICE=auto). */
     const char *name = duo_backend_name();
-    CHECK_MSG(name != NULL && strcmp(name, EXPECTED_BACKEND) == 0,
-              "duo_backend_name() = \"%s\", built as \"%s\"",
-              name ? name : "(null)", EXPECTED_BACKEND);
+    const char *want = getenv("DUO_DEVICE");
+    const char *expected = EXPECTED_BACKEND;
+#if defined(DUO_BACKEND_CUDA)
+    if ((want != NULL && strcmp(want, "cpu") == 0) ||
+        (strcmp(name, "cuda") != 0 && (want == NULL || want[0] == '\0' ||
+                                       strcmp(want, "auto") == 0)))
+        expected = "cuda-host-fallback";
+#endif
+    CHECK_MSG(name != NULL && strcmp(name, expected) == 0,
+              "duo_backend_name() = \"%s\", expected \"%s\" (DUO_DEVICE=%s)",
+              name ? name : "(null)", expected, want ? want : "(unset)");
+    const char *reason = duo_backend_reason();
+    printf("path: %s: %s\n", name, reason);
+    if (test_on_gpu())
+        CHECK_CONTAINS(reason, "GPU ");
+    else if (strcmp(expected, "cuda-host-fallback") == 0)
+        CHECK_CONTAINS(reason, want != NULL && strcmp(want, "cpu") == 0
+                                   ? "DUO_DEVICE=cpu"
+                                   : "no usable GPU");
+    else
+        CHECK_CONTAINS(reason, "build");
 
     duo_device_info info;
     memset(&info, 0x5A, sizeof info);
@@ -158,29 +218,31 @@ static void test_init_and_info(void)
                "%d CPU threads\n", info.name, info.total_memory >> 20,
                info.free_memory >> 20, info.multiprocessors,
                info.compute_major, info.compute_minor, info.cpu_threads);
-#if defined(DUO_BACKEND_CUDA)
-        CHECK(info.multiprocessors > 0);
-        CHECK(info.compute_major >= 1);
-        CHECK(info.compute_minor >= 0);
-        CHECK(info.cpu_threads == 0);
-#else
-        CHECK_EQ_I64(info.multiprocessors, 0);
-        CHECK_EQ_I64(info.compute_major, 0);
-        CHECK_EQ_I64(info.compute_minor, 0);
+        if (test_on_gpu()) {
+            CHECK(info.multiprocessors > 0);
+            CHECK(info.compute_major >= 1);
+            CHECK(info.compute_minor >= 0);
+            CHECK(info.cpu_threads == 0);
+        } else {
+            CHECK_EQ_I64(info.multiprocessors, 0);
+            CHECK_EQ_I64(info.compute_major, 0);
+            CHECK_EQ_I64(info.compute_minor, 0);
 #if defined(DUO_BACKEND_SERIAL)
-        CHECK_EQ_I64(info.cpu_threads, 1);
+            CHECK_EQ_I64(info.cpu_threads, 1);
 #else
-        CHECK(info.cpu_threads >= 1);
-        /* With a plain OMP_NUM_THREADS=<n>, the backend uses n threads. */
-        const char *env = getenv("OMP_NUM_THREADS");
-        if (env != NULL && env[0] != '\0') {
-            char *end = NULL;
-            long want = strtol(env, &end, 10);
-            if (end != NULL && *end == '\0' && want > 0)
-                CHECK_EQ_I64(info.cpu_threads, want);
+            /* openmp, and a CUDA build's host path (OpenMP) */
+            CHECK(info.cpu_threads >= 1);
+            /* With a plain OMP_NUM_THREADS=<n>, the backend uses n
+             * threads. */
+            const char *env = getenv("OMP_NUM_THREADS");
+            if (env != NULL && env[0] != '\0') {
+                char *end = NULL;
+                long want_threads = strtol(env, &end, 10);
+                if (end != NULL && *end == '\0' && want_threads > 0)
+                    CHECK_EQ_I64(info.cpu_threads, want_threads);
+            }
+#endif
         }
-#endif
-#endif
     }
     CHECK_STATUS(duo_device_info_get(NULL), DUO_ERROR_INVALID_ARGUMENT);
     CHECK_CONTAINS_WORD(duo_last_error(), "duo_device_info_get");
@@ -411,6 +473,7 @@ int main(void)
     test_status_strings();
     test_version();
     test_before_init();
+    test_device_env();
     test_init_and_info();
     test_last_error();
     test_timers();

@@ -94,18 +94,16 @@ static long long open_fds(void)
 #endif
 }
 
-/* Free device memory in a CUDA build; -1 on CPU backends, where device
- * memory is the host heap measured above. */
+/* Free device memory on the GPU; -1 on CPU backends and a CUDA build's
+ * host path, where device memory is the host heap measured above. */
 static long long device_free(void)
 {
-#if defined(DUO_BACKEND_CUDA)
+    if (!test_on_gpu())
+        return -1; /* the host path: device memory is the heap */
     duo_device_info info;
     if (!CHECK_OK(duo_device_info_get(&info)))
         return -1;
     return (long long)info.free_memory;
-#else
-    return -1;
-#endif
 }
 
 /* The work of one cycle on buffers and handles that cycle() made. */

@@ -238,6 +238,8 @@ int test_contains_word(const char *haystack, const char *word)
 /* ------------------------------------------------------------------ */
 /* Start and finish                                                    */
 
+int test_on_gpu(void) { return strcmp(duo_backend_name(), "cuda") == 0; }
+
 void test_init_or_skip(void)
 {
     duo_status status = duo_init();

@@ -199,6 +199,9 @@ int test_contains_word(const char *haystack, const char *word);
  * "SKIP: no GPU: <message>" and exits TEST_SKIP; any other failure
  * prints the error and exits 1. */
 void test_init_or_skip(void);
+/* 1 when the work runs on a GPU: a CUDA build that did not take the host
+ * path (duo_backend_name() is "cuda"). */
+int test_on_gpu(void);
 
 /* Prints "<name>: N checks, M failures" and returns the exit status
  * (0 when nothing failed). */

@@ -2,11 +2,8 @@
  * duo/kernel_cpu.h - the CPU (serial and OpenMP) meaning of the kernel
  * macros.  Included by <duo/kernel.h>; do not include directly.
  *
- * A kernel is a plain function and DUO_FOR a loop over its index space.
- * With OpenMP the outer loop is shared among threads with a static
- * schedule; the innermost loop carries `omp simd`, which is sound because
- * kernel indices are independent by contract.  The serial build compiles
- * with -fopenmp-simd so the simd hints stay without a threading runtime.
+ * A kernel is a plain function and DUO_FOR a loop over its index space
+ * (kernel_host.h, which the host path of a CUDA build shares).
  */
 #ifndef DUO_KERNEL_CPU_H
 #define DUO_KERNEL_CPU_H
@@ -17,35 +14,7 @@
 #define DUO_DEVICE static inline
 #define DUO_KERNEL(name, ...) void name(__VA_ARGS__)
 
-#ifdef _OPENMP
-#define DUO_PRAGMA_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
-#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC \
-    _Pragma("omp parallel for schedule(dynamic)")
-#define DUO_PRAGMA_PARALLEL_FOR_SIMD \
-    _Pragma("omp parallel for simd schedule(static)")
-#else
-#define DUO_PRAGMA_PARALLEL_FOR
-#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC
-#define DUO_PRAGMA_PARALLEL_FOR_SIMD _Pragma("omp simd")
-#endif
-#define DUO_PRAGMA_SIMD _Pragma("omp simd")
-
-#define DUO_FOR(i, n)                  \
-    DUO_PRAGMA_PARALLEL_FOR_SIMD       \
-    for (size_t i = 0; i < (size_t)(n); ++i)
-
-#define DUO_FOR_2D(i, j, ni, nj)                   \
-    DUO_PRAGMA_PARALLEL_FOR                        \
-    for (size_t i = 0; i < (size_t)(ni); ++i)      \
-        DUO_PRAGMA_SIMD                            \
-        for (size_t j = 0; j < (size_t)(nj); ++j)
-
-#define DUO_FOR_3D(i, j, k, ni, nj, nk)                    \
-    DUO_PRAGMA_PARALLEL_FOR                                \
-    for (size_t i = 0; i < (size_t)(ni); ++i)              \
-        for (size_t j = 0; j < (size_t)(nj); ++j)          \
-            DUO_PRAGMA_SIMD                                \
-            for (size_t k = 0; k < (size_t)(nk); ++k)
+#include <duo/kernel_host.h>
 
 /* The stream is accepted for symmetry with CUDA; CPU work runs at once. */
 #define DUO_CPU_LAUNCH_(stream, kernel, ...)                          \
@@ -63,66 +32,23 @@
      DUO_CPU_LAUNCH_(stream, kernel, __VA_ARGS__))
 
 /* ------------------------------------------------------------------ */
-/* Block-level kernels: the kernel loops over the grid's blocks (shared
- * among OpenMP threads); each DUO_THREADS phase loops over the block's
- * threads, so a barrier is simply the end of a phase.  Shared and private
- * arrays are locals of the block's iteration, so each OpenMP thread has
- * its own. */
+/* Block-level kernels: a function of the grid and the arguments whose
+ * body loops over the blocks (kernel_host.h). */
 
 #define DUO_BLOCK_KERNEL(name, BX, BY, ...)                                 \
     enum { name##_duo_block_x = (BX), name##_duo_block_y = (BY) };          \
     void name(duo_grid duo_grid_, __VA_ARGS__)                              \
     {                                                                       \
-        enum { duo_bdx_ = (BX), duo_bdy_ = (BY) };                          \
-        const size_t duo_blocks_ = duo_grid_.x * duo_grid_.y;               \
-        DUO_PRAGMA_PARALLEL_FOR                                             \
-        for (size_t duo_block_ = 0; duo_block_ < duo_blocks_; ++duo_block_) { \
-            const size_t duo_bx_ = duo_block_ % duo_grid_.x;                \
-            const size_t duo_by_ = duo_block_ / duo_grid_.x;                \
-            (void)duo_bx_;                                                  \
-            (void)duo_by_;
+        DUO_HOST_BLOCKS_BEGIN_(BX, BY)
 #define DUO_BLOCK_KERNEL_END \
-        }                    \
+        DUO_HOST_BLOCKS_END_ \
     }
-
-#define DUO_THREADS                                                 \
-    for (size_t duo_ty_ = 0; duo_ty_ < (size_t)duo_bdy_; ++duo_ty_) \
-        DUO_PRAGMA_SIMD                                             \
-        for (size_t duo_tx_ = 0; duo_tx_ < (size_t)duo_bdx_; ++duo_tx_)
-
-#define DUO_BARRIER ((void)0)
-#define DUO_TX duo_tx_
-#define DUO_TY duo_ty_
-#define DUO_TID (duo_ty_ * (size_t)duo_bdx_ + duo_tx_)
-#define DUO_BX duo_bx_
-#define DUO_BY duo_by_
-#define DUO_GRID_X duo_grid_.x
-#define DUO_GRID_Y duo_grid_.y
-#define DUO_BLOCK_X ((size_t)duo_bdx_)
-#define DUO_BLOCK_Y ((size_t)duo_bdy_)
-#define DUO_SHARED(type, name, count) type name[count]
-#define DUO_PRIVATE(type, name) type name[duo_bdx_ * duo_bdy_]
-#define DUO_PRIVATE_ARRAY(type, name, len) type name[duo_bdx_ * duo_bdy_][len]
-#define DUO_MY(name) name[DUO_TID]
 
 #define DUO_LAUNCH_BLOCKS_ON(stream, kernel, gx, gy, ...) \
     DUO_CPU_LAUNCH_(stream, kernel, duo_grid_make(gx, gy), __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
-/* User reductions.  The index space is cut into at most
- * DUO_CPU_REDUCE_PARTS contiguous parts whose size depends only on n;
- * each part is reduced in index order and the parts are combined in
- * order, so the bits do not depend on the number of threads.  Parts are
- * handed out dynamically: element costs often vary with the index. */
-
-#define DUO_CPU_REDUCE_PARTS 512
-#define DUO_CPU_REDUCE_MIN_PART 2048
-
-static inline size_t duo_cpu_reduce_part_size(size_t n)
-{
-    size_t part = (n + DUO_CPU_REDUCE_PARTS - 1) / DUO_CPU_REDUCE_PARTS;
-    return part < DUO_CPU_REDUCE_MIN_PART ? DUO_CPU_REDUCE_MIN_PART : part;
-}
+/* User reductions: the parts and order of kernel_host.h. */
 
 #define DUO_IDENTITY_DUO_SUM(T) ((T)0)
 #define DUO_IDENTITY_DUO_MIN(T) duo_cpu_highest_(T)

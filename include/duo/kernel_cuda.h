@@ -1,10 +1,21 @@
 /*
- * duo/kernel_cuda.h - the CUDA meaning of the kernel macros.  Included by
+ * duo/kernel_cuda.h - the kernel macros in a CUDA build.  Included by
  * <duo/kernel.h> when nvcc compiles a source; do not include directly.
  *
- * A kernel is a __global__ function and DUO_FOR a grid-stride loop, so a
- * grid of any size covers any n.  The launch geometry (block shape and the
- * cap on the grid) is chosen in backend_cuda/launch.cu, in one place.
+ * A CUDA build runs every kernel on the GPU or, where duo_init chose the
+ * host path (no usable GPU, or DUO_DEVICE=cpu), on the CPU with OpenMP.
+ * nvcc compiles a source twice: once for the GPU, with __CUDA_ARCH__
+ * defined, and once for the host.  A kernel is a __host__ __device__
+ * function, and its loop macros mean the grid-stride loops of the GPU in
+ * the first pass and the OpenMP loops of the openmp build
+ * (kernel_host.h) in the second; so one body gives both paths, and the
+ * host path gives the openmp build's bits.
+ *
+ * A launch calls the kernel function directly on the host path, and on
+ * the GPU launches duo_cuda_entry<kernel>, the one __global__ function
+ * template that calls the kernel function with its arguments.  The
+ * launch geometry (block shape and the cap on the grid) is chosen in
+ * backend_cuda/launch.cu, in one place.
  */
 #ifndef DUO_KERNEL_CUDA_H
 #define DUO_KERNEL_CUDA_H
@@ -12,13 +23,28 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* 1 when duo_init chose the host path (src/device_path.c). */
+int duo_host_path(void);
+#ifdef __cplusplus
+}
+#endif
+
 #define DUO_RESTRICT __restrict__
 #define DUO_DEVICE static inline __host__ __device__
-#define DUO_KERNEL(name, ...) __global__ void name(__VA_ARGS__)
+#define DUO_KERNEL(name, ...) static __host__ __device__ void name(__VA_ARGS__)
 
-#define DUO_FOR(i, n)                                                   \
+/* The GPU's grid-stride loops: a grid of any size covers any n. */
+#define DUO_CUDA_FOR_(i, n)                                             \
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;      \
          i < (size_t)(n); i += (size_t)gridDim.x * blockDim.x)
+
+#if defined(__CUDA_ARCH__)
+/* ---- the GPU pass ------------------------------------------------- */
+
+#define DUO_FOR(i, n) DUO_CUDA_FOR_(i, n)
 
 #define DUO_FOR_2D(i, j, ni, nj)                                        \
     for (size_t i = (size_t)blockIdx.y * blockDim.y + threadIdx.y;      \
@@ -34,41 +60,12 @@
             for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  \
                  k < (size_t)(nk); k += (size_t)gridDim.x * blockDim.x)
 
-/* Launch geometry, from backend_cuda/launch.cu. */
-dim3 duo_cuda_block_1d(void);
-dim3 duo_cuda_block_2d(void);
-dim3 duo_cuda_block_3d(void);
-dim3 duo_cuda_grid_1d(size_t n);
-dim3 duo_cuda_grid_2d(size_t ni, size_t nj);
-dim3 duo_cuda_grid_3d(size_t ni, size_t nj, size_t nk);
-cudaStream_t duo_cuda_stream(duo_stream stream);
-
-#define DUO_CUDA_LAUNCH_(stream, kernel, grid, block, ...)                  \
-    (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
-         ? (kernel<<<(grid), (block), 0, duo_cuda_stream(stream)>>>(        \
-                __VA_ARGS__),                                               \
-            duo_launch_end(#kernel, stream, __FILE__, __LINE__))            \
-         : duo_launch_refused())
-
-#define DUO_LAUNCH_ON(stream, kernel, n, ...)                        \
-    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_1d(n),            \
-                     duo_cuda_block_1d(), __VA_ARGS__)
-#define DUO_LAUNCH_2D_ON(stream, kernel, ni, nj, ...)                \
-    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_2d(ni, nj),       \
-                     duo_cuda_block_2d(), __VA_ARGS__)
-#define DUO_LAUNCH_3D_ON(stream, kernel, ni, nj, nk, ...)            \
-    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_3d(ni, nj, nk),   \
-                     duo_cuda_block_3d(), __VA_ARGS__)
-
-/* ------------------------------------------------------------------ */
-/* Block-level kernels: a plain CUDA kernel with a fixed block shape. */
-
-#define DUO_BLOCK_KERNEL(name, BX, BY, ...)                                 \
-    enum { name##_duo_block_x = (BX), name##_duo_block_y = (BY) };          \
-    __global__ void __launch_bounds__((BX) * (BY)) name(__VA_ARGS__)        \
-    {                                                                       \
-        enum { duo_bdx_ = (BX), duo_bdy_ = (BY) };
-#define DUO_BLOCK_KERNEL_END }
+/* Block-level kernels: each thread runs the whole body. */
+#define DUO_BLOCKS_BEGIN_(BX, BY)                                       \
+    enum { duo_bdx_ = (BX), duo_bdy_ = (BY) };                          \
+    (void)duo_grid_;                                                    \
+    {
+#define DUO_BLOCKS_END_ }
 
 #define DUO_THREADS
 #define DUO_BARRIER __syncthreads()
@@ -86,21 +83,123 @@ cudaStream_t duo_cuda_stream(duo_stream stream);
 #define DUO_PRIVATE_ARRAY(type, name, len) type name[1][len]
 #define DUO_MY(name) name[0]
 
-/* Checked grid size for a block launch (0 blocks never reach <<<>>>). */
+/* Host functions are parsed in this pass but not compiled. */
+#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC
+
+#else
+/* ---- the host pass: the openmp build's loops ---------------------- */
+
+#include <duo/kernel_host.h>
+#define DUO_BLOCKS_BEGIN_(BX, BY) DUO_HOST_BLOCKS_BEGIN_(BX, BY)
+#define DUO_BLOCKS_END_ DUO_HOST_BLOCKS_END_
+
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Launches. */
+
+/* The __global__ functions behind every kernel: F is the kernel function
+ * and P its parameter types, so arguments convert exactly as in a call.
+ * Block kernels get their block size as launch bounds. */
+template <auto F, class... P> __global__ void duo_cuda_entry(P... p)
+{
+    F(p...);
+}
+template <auto F, int THREADS, class... P>
+__global__ void __launch_bounds__(THREADS) duo_cuda_block_entry(P... p)
+{
+    F(p...);
+}
+
+/* The __global__ function that a kernel's GPU launches run; the launch
+ * passes the arguments to it as written, so they convert as in a call
+ * (NULL included).  Also for code that launches a kernel with <<<>>>
+ * itself (duo-bench's raw launches):
+ *   DUO_CUDA_ENTRY(saxpy)<<<grid, block>>>(n, a, x, y); */
+template <auto F, class... P>
+constexpr auto duo_cuda_entry_of_(void (*)(P...))
+{
+    return &duo_cuda_entry<F, P...>;
+}
+template <auto F, int THREADS, class... P>
+constexpr auto duo_cuda_block_entry_of_(void (*)(P...))
+{
+    return &duo_cuda_block_entry<F, THREADS, P...>;
+}
+#define DUO_CUDA_ENTRY(kernel) duo_cuda_entry_of_<kernel>(kernel)
+
+/* Launch geometry, from backend_cuda/launch.cu. */
+dim3 duo_cuda_block_1d(void);
+dim3 duo_cuda_block_2d(void);
+dim3 duo_cuda_block_3d(void);
+dim3 duo_cuda_grid_1d(size_t n);
+dim3 duo_cuda_grid_2d(size_t ni, size_t nj);
+dim3 duo_cuda_grid_3d(size_t ni, size_t nj, size_t nk);
+cudaStream_t duo_cuda_stream(duo_stream stream);
+
+/* Host path: call the kernel (work on a CPU stream runs at once). */
+#define DUO_CUDA_LAUNCH_(stream, kernel, grid, block, ...)                  \
+    (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
+         ? ((duo_host_path()                                                \
+                 ? kernel(__VA_ARGS__)                                      \
+                 : DUO_CUDA_ENTRY(kernel)<<<(grid), (block), 0,             \
+                                            duo_cuda_stream(stream)>>>(     \
+                       __VA_ARGS__)),                                       \
+            duo_launch_end(#kernel, stream, __FILE__, __LINE__))            \
+         : duo_launch_refused())
+
+#define DUO_LAUNCH_ON(stream, kernel, n, ...)                        \
+    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_1d(n),            \
+                     duo_cuda_block_1d(), __VA_ARGS__)
+#define DUO_LAUNCH_2D_ON(stream, kernel, ni, nj, ...)                \
+    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_2d(ni, nj),       \
+                     duo_cuda_block_2d(), __VA_ARGS__)
+#define DUO_LAUNCH_3D_ON(stream, kernel, ni, nj, nk, ...)            \
+    DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_3d(ni, nj, nk),   \
+                     duo_cuda_block_3d(), __VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
+/* Block-level kernels: a function of the grid (duo_grid_) and the
+ * arguments; on the GPU a block of BX x BY threads, on the host a loop
+ * over the blocks. */
+
+#define DUO_BLOCK_KERNEL(name, BX, BY, ...)                                 \
+    enum { name##_duo_block_x = (BX), name##_duo_block_y = (BY) };          \
+    static __host__ __device__ void name(duo_grid duo_grid_, __VA_ARGS__)  \
+    {                                                                       \
+        DUO_BLOCKS_BEGIN_(BX, BY)
+#define DUO_BLOCK_KERNEL_END \
+        DUO_BLOCKS_END_      \
+    }
+
+/* Checked grid size for a block launch (0 blocks launch nothing, on
+ * either path). */
 dim3 duo_cuda_grid_blocks(size_t gx, size_t gy);
 
 #define DUO_LAUNCH_BLOCKS_ON(stream, kernel, gx, gy, ...)                   \
     (((gx) == 0 || (gy) == 0)                                               \
          ? DUO_SUCCESS                                                      \
-         : DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_blocks(gx, gy),   \
-                            dim3(kernel##_duo_block_x, kernel##_duo_block_y), \
-                            __VA_ARGS__))
+         : DUO_CUDA_LAUNCH_BLOCKS_(stream, kernel, gx, gy, __VA_ARGS__))
+#define DUO_CUDA_LAUNCH_BLOCKS_(stream, kernel, gx, gy, ...)                \
+    (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
+         ? ((duo_host_path()                                                \
+                 ? kernel(duo_grid_make(gx, gy), __VA_ARGS__)               \
+                 : duo_cuda_block_entry_of_<kernel, kernel##_duo_block_x *  \
+                                                     kernel##_duo_block_y>( \
+                       kernel)<<<duo_cuda_grid_blocks(gx, gy),              \
+                                 dim3(kernel##_duo_block_x,                 \
+                                      kernel##_duo_block_y),                \
+                                 0, duo_cuda_stream(stream)>>>(             \
+                       duo_grid_make(gx, gy), __VA_ARGS__)),                \
+            duo_launch_end(#kernel, stream, __FILE__, __LINE__))            \
+         : duo_launch_refused())
 
 /* ------------------------------------------------------------------ */
-/* User reductions: each block reduces a grid-stride share of the index
- * space and writes one partial; one block then combines the partials in
- * a fixed order.  The grid size depends only on n and the GPU, so the
- * bits are the same on every run. */
+/* User reductions.  GPU: each block reduces a grid-stride share of the
+ * index space and writes one partial; one block then combines the
+ * partials in a fixed order.  The grid size depends only on n and the
+ * GPU, so the bits are the same on every run.  Host path: the parts and
+ * order of the openmp build (kernel_host.h). */
 
 #define DUO_CUDA_REDUCE_THREADS 256
 
@@ -120,20 +219,20 @@ DUO_CUDA_LIMITS_(unsigned long long, 0, UINT64_MAX)
 #undef DUO_CUDA_LIMITS_
 
 struct duo_cuda_op_DUO_SUM {
-    template <class T> __device__ static T identity() { return (T)0; }
-    template <class T> __device__ static T apply(T a, T b)
+    template <class T> __host__ __device__ static T identity() { return (T)0; }
+    template <class T> __host__ __device__ static T apply(T a, T b)
     { return DUO_COMBINE_DUO_SUM(a, b); }
 };
 struct duo_cuda_op_DUO_MIN {
-    template <class T> __device__ static T identity()
+    template <class T> __host__ __device__ static T identity()
     { return duo_cuda_limits<T>::highest(); }
-    template <class T> __device__ static T apply(T a, T b)
+    template <class T> __host__ __device__ static T apply(T a, T b)
     { return DUO_COMBINE_DUO_MIN(a, b); }
 };
 struct duo_cuda_op_DUO_MAX {
-    template <class T> __device__ static T identity()
+    template <class T> __host__ __device__ static T identity()
     { return duo_cuda_limits<T>::lowest(); }
-    template <class T> __device__ static T apply(T a, T b)
+    template <class T> __host__ __device__ static T apply(T a, T b)
     { return DUO_COMBINE_DUO_MAX(a, b); }
 };
 
@@ -214,19 +313,55 @@ duo_status duo_cuda_user_reduce(void (*kernel)(size_t, A, T *), size_t n,
     return status != DUO_SUCCESS ? status : end;
 }
 
+/* The host path's reduction: F(i, args) over the parts of kernel_host.h,
+ * each in index order, the parts combined in order (as kernel_cpu.h). */
+template <class Op, class T, class A, T (*F)(size_t, A)>
+duo_status duo_host_user_reduce(size_t n, A args, T *result,
+                                const char *name, const char *file, int line)
+{
+    if (result == NULL)
+        return duo_reduce_result_missing(name, file, line);
+    if (!duo_host_result_begin(name, file, line))
+        return duo_launch_refused();
+    const size_t part = duo_cpu_reduce_part_size(n);
+    const size_t nparts = (n + part - 1) / part;
+    T parts[DUO_CPU_REDUCE_PARTS];
+    DUO_PRAGMA_PARALLEL_FOR_DYNAMIC
+    for (size_t p = 0; p < nparts; ++p) {
+        const size_t end = (p + 1) * part < n ? (p + 1) * part : n;
+        T acc = Op::template identity<T>();
+        for (size_t i = p * part; i < end; ++i)
+            acc = Op::apply(acc, F(i, args));
+        parts[p] = acc;
+    }
+    T acc = Op::template identity<T>();
+    for (size_t p = 0; p < nparts; ++p)
+        acc = Op::apply(acc, parts[p]);
+    *result = acc;
+    return duo_launch_end(name, NULL, file, line);
+}
+
 #define DUO_REDUCE_DEFINE(name, T, op, fn, Args)                             \
     __global__ void __launch_bounds__(DUO_CUDA_REDUCE_THREADS)               \
         name##_duo_partials(size_t n, Args args, T *partials)               \
     {                                                                        \
         T acc = duo_cuda_op_##op::identity<T>();                             \
-        DUO_FOR(i, n)                                                        \
+        DUO_CUDA_FOR_(i, n)                                                  \
         acc = duo_cuda_op_##op::apply(acc, (T)(fn(i, args)));                \
         acc = duo_cuda_block_reduce<duo_cuda_op_##op>(acc);                  \
         if (threadIdx.x == 0)                                                \
             partials[blockIdx.x] = acc;                                      \
     }                                                                        \
+    static inline T name##_duo_element(size_t i, Args args)                  \
+    {                                                                        \
+        return (T)(fn(i, args));                                             \
+    }                                                                        \
     duo_status name(size_t n, Args args, T *result)                          \
     {                                                                        \
+        if (duo_host_path())                                                 \
+            return duo_host_user_reduce<duo_cuda_op_##op, T, Args,           \
+                                        name##_duo_element>(                 \
+                n, args, result, #name, __FILE__, __LINE__);                 \
         return duo_cuda_user_reduce<duo_cuda_op_##op>(                       \
             name##_duo_partials, n, args, result, #name, __FILE__,           \
             __LINE__);                                                       \

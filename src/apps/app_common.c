@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <duo.h>
+#include <duo/dist.h>
 
 /* --reps above this is surely a typo. */
 #define APP_MAX_REPS 1000000
@@ -387,11 +388,22 @@ int app_report_check(size_t mismatches, size_t total, const char *what,
     return 1;
 }
 
-void app_init(const char *prog)
+static void init_or_exit(const char *prog, duo_status status)
 {
-    duo_status status = duo_init();
-    if (status == DUO_SUCCESS)
-        return;
-    fprintf(stderr, "%s: %s\n", prog, duo_last_error());
-    exit(status == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+    if (status != DUO_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", prog, duo_last_error());
+        exit(status == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+    }
+    if (duo_dist_rank() == 0) {
+        printf("%s: path: %s: %s\n", prog, duo_backend_name(),
+               duo_backend_reason());
+        fflush(stdout);
+    }
+}
+
+void app_init(const char *prog) { init_or_exit(prog, duo_init()); }
+
+void app_dist_init(const char *prog, int *argc, char ***argv)
+{
+    init_or_exit(prog, duo_dist_init(argc, argv));
 }

@@ -54,12 +54,18 @@ typedef struct app_args {
 #define APP_DEFAULT_REPS 5
 #define APP_DEFAULT_SEED 1
 
-/* Exit status when a CUDA build finds no usable GPU: CTest's "skipped". */
+/* Exit status when a CUDA build is told to use the GPU (DUO_DEVICE=gpu)
+ * and finds none: CTest's "skipped". */
 #define APP_EXIT_NO_DEVICE 77
 
 /* duo_init(), or exit: APP_EXIT_NO_DEVICE when there is no usable GPU,
- * 1 on any other failure, after printing duo's message. */
+ * 1 on any other failure, after printing duo's message.  On success the
+ * first line of output says which path runs and why:
+ *   duo-saxpy: path: cuda-host-fallback: host path, 16 OpenMP ... */
 void app_init(const char *prog);
+/* The same for the apps that run distributed: duo_dist_init(), and the
+ * path line from rank 0. */
+void app_dist_init(const char *prog, int *argc, char ***argv);
 
 /*
  * Parse argv strictly.  Positional arguments are sizes (positive

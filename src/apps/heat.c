@@ -268,11 +268,7 @@ int main(int argc, char **argv)
     const size_t n = app_count(PROG, "W x H", h, w);
     const size_t bytes = app_bytes(PROG, "W x H", n, sizeof(double));
 
-    duo_status st = duo_dist_init(&argc, &argv);
-    if (st != DUO_SUCCESS) {
-        fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
-        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
-    }
+    app_dist_init(PROG, &argc, &argv);
     const int rank = duo_dist_rank();
 
     heat_run run;

@@ -36,11 +36,7 @@ int solver_problem_setup(solver_problem *p, const char *prog, int *argc,
     p->count = app_count(prog, "nx", nx, ny);
     p->bytes = app_bytes(prog, "nx", p->count, sizeof(double));
 
-    duo_status st = duo_dist_init(argc, argv);
-    if (st != DUO_SUCCESS) {
-        fprintf(stderr, "%s: %s\n", prog, duo_last_error());
-        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
-    }
+    app_dist_init(prog, argc, argv);
     p->rank = duo_dist_rank();
     if (duo_dist_rows_make(ny, nx, &p->rows) != DUO_SUCCESS) {
         /* Every rank decides the same (e.g. more ranks than rows). */

@@ -1833,6 +1833,17 @@ int main(int argc, char **argv)
     b.budget_ms = b.quick ? 50.0 : 200.0;
 
     DUO_CHECK(duo_init());
+#if defined(DUO_BACKEND_CUDA)
+    /* The yardsticks of a CUDA build are CUB and cuBLAS: its host path
+     * has none here, and is the openmp build's code anyway. */
+    if (strcmp(duo_backend_name(), "cuda") != 0) {
+        fprintf(stderr, "%s: this CUDA build is on its host path (%s); "
+                "duo-bench measures the GPU here. For the CPU, run the "
+                "openmp build's duo-bench (make openmp), whose yardsticks "
+                "are OpenMP and OpenBLAS\n", PROG, duo_backend_reason());
+        return 77;
+    }
+#endif
     DUO_CHECK(duo_device_info_get(&b.dev));
     b.gpu = strcmp(duo_backend_name(), "cuda") == 0;
     ys_init(b.dev.cpu_threads, &b.ys);

@@ -7,7 +7,7 @@
  * per kernel, DUO_RESTRICT pointers, and dot as a user reduction in
  * double.  The raw triad launch of the launch-overhead pair lives here
  * too, under __CUDACC__, because it must launch the very kernel that
- * DUO_LAUNCH launches.
+ * DUO_LAUNCH launches (DUO_CUDA_ENTRY(stream_triad)).
  */
 #include <math.h>
 #include <stdio.h>
@@ -244,7 +244,7 @@ void bench_raw_triad_launches(double *a, const double *b, const double *c,
     }
     const unsigned grid = (unsigned)blocks;
     for (size_t r = 0; r < count; ++r) {
-        stream_triad<<<grid, 256>>>(n, a, b, c, s);
+        DUO_CUDA_ENTRY(stream_triad)<<<grid, 256>>>(n, a, b, c, s);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess) {
             fprintf(stderr, "duo-bench: stream_triad<<<%u, 256>>> (raw "

@@ -27,6 +27,9 @@ macro(duo_setup_backend)
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
+    # The host path (what a CUDA build runs where there is no GPU) is the
+    # OpenMP backend.
+    find_package(OpenMP REQUIRED COMPONENTS C)
   elseif(DUO_BACKEND STREQUAL "openmp")
     find_package(OpenMP REQUIRED COMPONENTS C)
   endif()
@@ -44,7 +47,19 @@ function(duo_cpu_options target)
   if(DUO_NATIVE AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:-march=native>)
   endif()
-  if(DUO_BACKEND STREQUAL "openmp")
+  if(DUO_BACKEND STREQUAL "cuda")
+    # nvcc's host pass compiles every kernel a second time, as the host
+    # path: with the OpenMP loops, and with the C build's arithmetic
+    # (g++ would fuse a * b + c into an fma by default, which C11 does
+    # not, and the host path must give the openmp build's bits).
+    target_link_libraries(${target} PUBLIC OpenMP::OpenMP_C)
+    target_compile_options(${target} PUBLIC
+      "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp,-ffp-contract=off,-fno-math-errno>")
+    if(DUO_NATIVE)
+      target_compile_options(${target} PRIVATE
+        $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-march=native>)
+    endif()
+  elseif(DUO_BACKEND STREQUAL "openmp")
     target_link_libraries(${target} PUBLIC OpenMP::OpenMP_C)
   elseif(DUO_BACKEND STREQUAL "serial" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
     # Keep the `omp simd` vectorization hints without a threading runtime.

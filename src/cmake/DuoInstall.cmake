@@ -61,8 +61,15 @@ elseif(DUO_BACKEND STREQUAL "cuda")
   # Static libduo_cuda.a holds nvcc's host code (C++ runtime) and needs
   # cudart; kernels in the user's sources must be compiled by nvcc.
   list(GET CUDAToolkit_INCLUDE_DIRS 0 duo_cuda_include)
-  set(DUO_PC_CFLAGS "-I${duo_cuda_include}")
+  # The flags are nvcc's: the host path is OpenMP code, so kernel sources
+  # need the host compiler's -fopenmp (and -ffp-contract=off for the
+  # openmp build's bits), and the link the OpenMP runtime.
+  set(DUO_PC_CFLAGS
+    "-I${duo_cuda_include} -Xcompiler=-fopenmp,-ffp-contract=off,-fno-math-errno")
   set(DUO_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
+  foreach(lib IN LISTS OpenMP_C_LIB_NAMES)
+    string(APPEND DUO_PC_LIBS " -l${lib}")
+  endforeach()
   foreach(lib IN LISTS CMAKE_DL_LIBS)
     string(APPEND DUO_PC_LIBS " -l${lib}")
   endforeach()

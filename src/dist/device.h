@@ -2,7 +2,8 @@
  * device.h - what the distributed layer asks of the backend's memory:
  * choosing this rank's GPU, and moving halo rows between device buffers.
  * device_host.c serves the CPU builds (device memory is host memory, so
- * MPI reads it directly) and the single-process CUDA build;
+ * MPI reads it directly), the host path of a CUDA build and the
+ * single-process CUDA build;
  * backend_cuda/dist.cu serves the CUDA build with MPI (NCCL, CUDA-aware
  * MPI, or copies staged through pinned host buffers).
  */
@@ -31,6 +32,15 @@ const char *dist_dev_halo_path(void);
 duo_status dist_dev_halo(const void *send_up, void *recv_up, int up,
                          const void *send_down, void *recv_down, int down,
                          size_t bytes);
+
+/* The same for host memory (device_host.c), under these names in a CUDA
+ * build with MPI, where dist.cu calls them on the host path. */
+duo_status dist_host_setup(int rank, int size);
+void dist_host_teardown(void);
+const char *dist_host_halo_path(void);
+duo_status dist_host_halo(const void *send_up, void *recv_up, int up,
+                          const void *send_down, void *recv_down, int down,
+                          size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -1,31 +1,40 @@
 /*
  * device_host.c - device.h where duo's device memory is host memory (the
- * CPU builds) or where there is only one process (no neighbours, so no
- * halo ever travels): MPI reads and writes the buffers directly.
+ * CPU builds, and the host path of a CUDA build) or where there is only
+ * one process (no neighbours, so no halo ever travels): MPI reads and
+ * writes the buffers directly.  A CUDA build with MPI compiles this file
+ * with DUO_DIST_HOST_PATH, which names its functions dist_host_*:
+ * backend_cuda/dist.cu calls them on the host path.
  */
 #include "comm.h"
 #include "device.h"
 
+#if defined(DUO_DIST_HOST_PATH)
+#define DIST_FN(name) dist_host_##name
+#else
+#define DIST_FN(name) dist_dev_##name
+#endif
+
 static const char *halo_path = "none";
 
-duo_status dist_dev_select(int local_rank)
+duo_status DIST_FN(select)(int local_rank)
 {
     (void)local_rank;
     return DUO_SUCCESS;
 }
 
-duo_status dist_dev_setup(int rank, int size)
+duo_status DIST_FN(setup)(int rank, int size)
 {
     (void)rank;
     halo_path = size > 1 ? "host" : "none";
     return DUO_SUCCESS;
 }
 
-void dist_dev_teardown(void) {}
+void DIST_FN(teardown)(void) {}
 
-const char *dist_dev_halo_path(void) { return halo_path; }
+const char *DIST_FN(halo_path)(void) { return halo_path; }
 
-duo_status dist_dev_halo(const void *send_up, void *recv_up, int up,
+duo_status DIST_FN(halo)(const void *send_up, void *recv_up, int up,
                          const void *send_down, void *recv_down, int down,
                          size_t bytes)
 {

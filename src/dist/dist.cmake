@@ -19,7 +19,12 @@ if(DUO_MPI)
     "mpiexec: ${MPIEXEC_EXECUTABLE}")
   list(APPEND DUO_DIST_SOURCES dist/comm_mpi.c)
   if(DUO_BACKEND STREQUAL "cuda")
-    list(APPEND DUO_DIST_SOURCES ${PROJECT_SOURCE_DIR}/backend_cuda/dist.cu)
+    # dist.cu for the GPU path, device_host.c (as dist_host_*) for the
+    # host path.
+    list(APPEND DUO_DIST_SOURCES ${PROJECT_SOURCE_DIR}/backend_cuda/dist.cu
+      dist/device_host.c)
+    set_source_files_properties(dist/device_host.c PROPERTIES
+      COMPILE_DEFINITIONS DUO_DIST_HOST_PATH=1)
     find_path(DUO_NCCL_INCLUDE_DIR nccl.h
       HINTS $ENV{NCCL_HOME} $ENV{NCCL_ROOT} ${CUDAToolkit_INCLUDE_DIRS}/..
       PATH_SUFFIXES include)

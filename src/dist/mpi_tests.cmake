@@ -24,7 +24,7 @@ function(duo_mpi_test name)
                    ${DUO_MPIEXEC_FLAGS} ${T_COMMAND})
   set(labels "${DUO_BACKEND};mpi")
   if(DUO_BACKEND STREQUAL "cuda")
-    list(APPEND labels gpu)
+    list(APPEND labels gpu fallback)
   endif()
   set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT}
     LABELS "${labels}" ENVIRONMENT "${DUO_MPI_TEST_ENV};${T_ENVIRONMENT}"
