@@ -1,10 +1,16 @@
 # Thin wrapper over CMake: each backend builds into build/<backend>.
 #   make serial | openmp | cuda   configure and build that backend
 #   make                          best backend here, run the apps' checks
-#   make test                     serial + openmp suites; compile cuda if nvcc
-#                                 and build a consumer of its install
+#   make test                     serial + openmp suites; with nvcc also the
+#                                 cuda build: its suite on the host path
+#                                 (DUO_DEVICE=cpu, label fallback) and a
+#                                 consumer of its install
+#   make test-cuda                the cuda suite on the GPU
 #   make compare                  every app on serial and on the fastest other
 #                                 backend here, results compared value by value
+#   make compare-host             the cuda build on its host path
+#                                 (DUO_DEVICE=cpu) vs serial, every result bit
+#                                 for bit; needs no GPU
 #   make profile                  profile every build here, compare them
 #                                 (profiles/README.md); one build only:
 #                                 make profile-serial|profile-openmp|profile-cuda
@@ -31,7 +37,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 CMAKE_FLAGS ?=
 
-.PHONY: all serial openmp cuda test test-cuda compare clean
+.PHONY: all serial openmp cuda test test-cuda compare compare-host clean
 .PHONY: serial-mpi openmp-mpi cuda-mpi test-mpi compare-mpi mpi-deps
 .PHONY: profile profile-serial profile-openmp profile-cuda
 .PHONY: bench bench-serial bench-openmp bench-cuda bench-deps
@@ -79,14 +85,17 @@ test: serial openmp
 	cd build/serial && ctest --output-on-failure
 	cd build/openmp && ctest --output-on-failure
 	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) --no-print-directory cuda && \
-	   cd build/cuda && ctest --output-on-failure -L install; \
+	   cd build/cuda && DUO_DEVICE=cpu ctest --output-on-failure -L 'fallback|install'; \
 	 else echo "make test: nvcc not found, CUDA build not compiled"; fi
 
 test-cuda: cuda
-	cd build/cuda && ctest --output-on-failure
+	cd build/cuda && DUO_DEVICE=gpu ctest --output-on-failure
 
 compare:
 	@MAKE='$(MAKE)' ./src/apps/compare_apps.sh
+
+compare-host:
+	@DUO_DEVICE=cpu MAKE='$(MAKE)' ./src/apps/compare_apps.sh cuda
 
 profile:
 	@MAKE='$(MAKE)' ./profiles/profile_all.sh

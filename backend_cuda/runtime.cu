@@ -45,7 +45,7 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
                        advice);
 }
 
-/* Why the last duo_be_init found no GPU, for device_path.c's line. */
+/* Why the last duo_be_init found no GPU, for dispatch/runtime.c. */
 static char no_device_reason[160] = "no GPU was probed";
 
 extern "C" const char *duo_cuda_no_device_reason(void)

@@ -13,7 +13,7 @@
 #include <duo.h>
 
 /* The CUDA build compiles both backend folders into one library, each
- * with its own prefix (backend_rename.h); see device_path.c. */
+ * with its own prefix (backend_rename.h); see src/dispatch/dispatch.h. */
 #if defined(DUO_BE_PREFIX)
 #include "backend_rename.h"
 #endif
@@ -66,7 +66,7 @@ void duo_set_backend_reason(const char *fmt, ...)
 #endif
     ;
 
-/* CUDA build: 1 when duo_init chose the host path (device_path.c). */
+/* CUDA build: 1 when duo_init chose the host path (dispatch/runtime.c). */
 int duo_host_path(void);
 
 const char *duo_be_name(void);

@@ -3,8 +3,8 @@
  * into one library: backend_cuda/ with DUO_BE_PREFIX=duo_gpu_be_ and
  * backend_cpu/ with DUO_BE_PREFIX=duo_host_be_.  Through these names
  * backend.h then declares, and each folder defines, its own prefixed
- * set; backend_dispatch.c and device_path.c define the duo_be_* that the
- * rest of the library calls.
+ * set; src/dispatch/ defines the duo_be_* that the rest of the library
+ * calls.
  */
 #ifndef DUO_BACKEND_RENAME_H
 #define DUO_BACKEND_RENAME_H

@@ -89,7 +89,7 @@ duo_status duo_init(void)
     if (initialized)
         return DUO_SUCCESS;
 #if defined(DUO_TWO_PATHS)
-    duo_status status = duo_be_init(); /* chooses the path: device_path.c */
+    duo_status status = duo_be_init(); /* chooses the path: dispatch/runtime.c */
 #else
     duo_status status = cpu_build_init();
 #endif

@@ -26,7 +26,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* 1 when duo_init chose the host path (src/device_path.c). */
+/* 1 when duo_init chose the host path (src/dispatch/runtime.c). */
 int duo_host_path(void);
 #ifdef __cplusplus
 }

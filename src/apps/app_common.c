@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include <duo.h>
-#include <duo/dist.h>
 
 /* --reps above this is surely a typo. */
 #define APP_MAX_REPS 1000000
@@ -388,22 +387,19 @@ int app_report_check(size_t mismatches, size_t total, const char *what,
     return 1;
 }
 
-static void init_or_exit(const char *prog, duo_status status)
+void app_say_path(const char *prog)
 {
+    printf("%s: path: %s: %s\n", prog, duo_backend_name(),
+           duo_backend_reason());
+    fflush(stdout);
+}
+
+void app_init(const char *prog)
+{
+    duo_status status = duo_init();
     if (status != DUO_SUCCESS) {
         fprintf(stderr, "%s: %s\n", prog, duo_last_error());
         exit(status == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
     }
-    if (duo_dist_rank() == 0) {
-        printf("%s: path: %s: %s\n", prog, duo_backend_name(),
-               duo_backend_reason());
-        fflush(stdout);
-    }
-}
-
-void app_init(const char *prog) { init_or_exit(prog, duo_init()); }
-
-void app_dist_init(const char *prog, int *argc, char ***argv)
-{
-    init_or_exit(prog, duo_dist_init(argc, argv));
+    app_say_path(prog);
 }

@@ -63,9 +63,9 @@ typedef struct app_args {
  * first line of output says which path runs and why:
  *   duo-saxpy: path: cuda-host-fallback: host path, 16 OpenMP ... */
 void app_init(const char *prog);
-/* The same for the apps that run distributed: duo_dist_init(), and the
- * path line from rank 0. */
-void app_dist_init(const char *prog, int *argc, char ***argv);
+/* That line alone, for the apps that start duo with duo_dist_init (rank
+ * 0 prints it). */
+void app_say_path(const char *prog);
 
 /*
  * Parse argv strictly.  Positional arguments are sizes (positive

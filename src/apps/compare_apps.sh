@@ -26,13 +26,22 @@ if [[ -z "$other" ]]; then
         other=cuda
     fi
 fi
-echo "compare_apps: serial vs $other"
+# A CUDA build on its host path (DUO_DEVICE=cpu, as `make compare-host`
+# runs it) is the openmp build's code: every result must then equal the
+# serial build's bit for bit, gemm and matmul included.
+exact_all=0
+other_label=$other
+if [[ "$other" == cuda && "${DUO_DEVICE:-}" == cpu ]]; then
+    exact_all=1
+    other_label=cuda-host
+fi
+echo "compare_apps: serial vs $other_label"
 # shellcheck disable=SC2086
 ${MAKE:-make} --no-print-directory serial "$other"
 
 out=build/compare
 rm -rf "$out"
-mkdir -p "$out/serial" "$out/$other"
+mkdir -p "$out/serial" "$out/$other_label"
 compare=build/serial/bin/duo-compare
 
 # app | arguments (identical on both backends) | extra duo-compare options
@@ -62,13 +71,15 @@ rows=()
 failed=()
 for entry in "${runs[@]}"; do
     IFS='|' read -r app args opts <<<"$entry"
+    ((exact_all)) && opts=--exact
     tag=$(echo "$app $args" | tr -c 'A-Za-z0-9\n' '_' | tr -s '_')
     times=()
-    for backend in serial "$other"; do
+    for backend in serial "$other_label"; do
         log="$out/$backend/$tag.log"
+        bin=build/${backend%-host}/bin/$app
         # Word splitting of $args is wanted.
         # shellcheck disable=SC2086
-        if ! "build/$backend/bin/$app" $args --reps 3 \
+        if ! "$bin" $args --reps 3 \
             --dump "$out/$backend/$tag.dump" >"$log" 2>&1; then
             failed+=("$app $args on $backend (see $log)")
         fi
@@ -78,7 +89,7 @@ for entry in "${runs[@]}"; do
     verdict=FAIL
     max_abs=- max_ulp=-
     # shellcheck disable=SC2086
-    if "$compare" "$out/$other/$tag.dump" "$out/serial/$tag.dump" $opts \
+    if "$compare" "$out/$other_label/$tag.dump" "$out/serial/$tag.dump" $opts \
         >"$out/$tag.compare" 2>&1; then
         verdict=PASS
     else
@@ -94,9 +105,9 @@ for entry in "${runs[@]}"; do
 done
 
 echo
-echo "compare_apps: serial vs $other (dumps and logs in $out/)"
+echo "compare_apps: serial vs $other_label (dumps and logs in $out/)"
 fmt="%-18s %-16s %11s %11s %8s %10s %8s  %s\n"
-printf "$fmt" app size "serial ms" "$other ms" speedup max_error max_ulps verdict
+printf "$fmt" app size "serial ms" "$other_label ms" speedup max_error max_ulps verdict
 printf "$fmt" ------------------ ---------------- ----------- ----------- \
     -------- ---------- -------- -------
 for row in "${rows[@]}"; do

@@ -268,8 +268,14 @@ int main(int argc, char **argv)
     const size_t n = app_count(PROG, "W x H", h, w);
     const size_t bytes = app_bytes(PROG, "W x H", n, sizeof(double));
 
-    app_dist_init(PROG, &argc, &argv);
+    duo_status st = duo_dist_init(&argc, &argv);
+    if (st != DUO_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", PROG, duo_last_error());
+        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+    }
     const int rank = duo_dist_rank();
+    if (rank == 0)
+        app_say_path(PROG);
 
     heat_run run;
     if (duo_dist_rows_make(h, w, &run.rows) != DUO_SUCCESS) {

@@ -36,8 +36,14 @@ int solver_problem_setup(solver_problem *p, const char *prog, int *argc,
     p->count = app_count(prog, "nx", nx, ny);
     p->bytes = app_bytes(prog, "nx", p->count, sizeof(double));
 
-    app_dist_init(prog, argc, argv);
+    duo_status st = duo_dist_init(argc, argv);
+    if (st != DUO_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", prog, duo_last_error());
+        exit(st == DUO_ERROR_NO_DEVICE ? APP_EXIT_NO_DEVICE : 1);
+    }
     p->rank = duo_dist_rank();
+    if (p->rank == 0)
+        app_say_path(prog);
     if (duo_dist_rows_make(ny, nx, &p->rows) != DUO_SUCCESS) {
         /* Every rank decides the same (e.g. more ranks than rows). */
         if (p->rank == 0)

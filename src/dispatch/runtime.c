@@ -1,31 +1,27 @@
 /*
- * device_path.c (CUDA build) - the choice between the GPU and the host
- * path, made once by duo_init.
+ * dispatch/runtime.c (CUDA build) - the choice between the GPU and the
+ * host path, made once by duo_init, and the runtime functions of both.
  *
- * A CUDA build links both backends (backend_rename.h): backend_cuda/ as
- * duo_gpu_be_* and backend_cpu/ compiled with OpenMP as duo_host_be_*.
  * duo_init takes the GPU when DUO_DEVICE is gpu, or auto and a GPU is
  * usable; the host path when DUO_DEVICE is cpu, or auto and no GPU is
  * usable (DUO_ERROR_NO_DEVICE from the GPU's start-up: no driver, no
  * device, or none visible).  Any other GPU failure is reported as it is:
  * a broken GPU is not hidden by a quiet switch to the host.  The choice
- * holds until duo_finalize; backend_dispatch.c routes every other
+ * holds until duo_finalize; the other files of src/dispatch/ route every
  * duo_be_* call by it, and the kernel-launch macros by duo_host_path().
  */
 #include <stdio.h>
 
-#include "backend.h"
+#include "dispatch.h"
 
-#define DUO_BE_FN(ret, name, params, args) \
-    ret duo_gpu_be_##name params;          \
-    ret duo_host_be_##name params;
-#define DUO_BE_VOID(name, params, args) DUO_BE_FN(void, name, params, args)
-DUO_BE_FN(duo_status, init, (void), ())
-DUO_BE_FN(duo_status, finalize, (void), ())
-DUO_BE_FN(const char *, name, (void), ())
+duo_status duo_gpu_be_init(void);
+duo_status duo_host_be_init(void);
+duo_status duo_gpu_be_finalize(void);
+duo_status duo_host_be_finalize(void);
+const char *duo_gpu_be_name(void);
+
 DUO_BE_FN(duo_status, device_info, (duo_device_info *info), (info))
-#undef DUO_BE_FN
-#undef DUO_BE_VOID
+DUO_BE_FN(duo_status, synchronize, (void), ())
 
 /* From backend_cuda/runtime.cu: what the GPU start-up reported. */
 const char *duo_cuda_no_device_reason(void);
