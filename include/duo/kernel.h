@@ -4,7 +4,11 @@
  * A kernel source is an ordinary .c file in the common subset of C11 and
  * C++17 (cast malloc results, no designated initializers, no compound
  * literals, no VLAs).  A CUDA build compiles it with nvcc, a CPU build with the C
- * compiler; duo_add_executable() in CMake arranges this.
+ * compiler; duo_add_executable() in CMake arranges this.  nvcc compiles
+ * each kernel twice, for the GPU and as the OpenMP host code of the
+ * openmp build, which a CUDA build runs where there is no GPU (or with
+ * DUO_DEVICE=cpu); so a kernel body must be valid host code too (no
+ * CUDA intrinsics outside #ifdef __CUDA_ARCH__).
  *
  *   DUO_KERNEL(saxpy, size_t n, float a, const float *x, float *y)
  *   {
@@ -23,8 +27,8 @@
  *
  * Launches return a duo_status.  The kernel's name and the caller's
  * file:line appear in any error.  A launch is asynchronous on the GPU
- * (queued on the stream, or the default stream); on CPU backends it has
- * finished when DUO_LAUNCH returns.  Set DUO_SYNC_LAUNCHES=1 to have a
+ * (queued on the stream, or the default stream); on CPU backends and a
+ * CUDA build's host path it has finished when DUO_LAUNCH returns.  Set DUO_SYNC_LAUNCHES=1 to have a
  * CUDA build wait after each launch, so that a fault is reported against
  * the kernel that caused it.
  *
