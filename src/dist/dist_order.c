@@ -44,6 +44,14 @@
         }                                                                 \
     } while (0)
 
+/* FOLD of one stored value (live: 1, or 0 for none): each step combines
+ * it with the identity. */
+#define FOLD_ONE(x, size, OP, IDENTITY, live)                             \
+    do {                                                                  \
+        for (size_t h_ = (size) / 2; h_ > 0 && (live); h_ /= 2)           \
+            (x) = OP((x), (IDENTITY));                                    \
+    } while (0)
+
 /* Threads holding data: at most DUO_DIST_INLINE / 2 (VEC >= 2). */
 #define SMALL_THREADS (DUO_DIST_INLINE / 2)
 
@@ -69,14 +77,15 @@
          * not the identity (none with no data). */                      \
         FOLD(thread, DUO_REDUCE_WARP, OP, IDENTITY, active);             \
         Acc part = active > 0 ? thread[0] : IDENTITY;                    \
-        FOLD(&part, DUO_REDUCE_THREADS / DUO_REDUCE_WARP, OP, IDENTITY,  \
-             (size_t)(active > 0));                                      \
+        const Acc identity = IDENTITY;                                   \
+        FOLD_ONE(part, DUO_REDUCE_THREADS / DUO_REDUCE_WARP, OP,         \
+                 identity, active > 0);                                  \
         /* Step 5 with one partial: thread 0 of FINAL_THREADS holds it,  \
          * the rest the identity; warp 0 folds, then the warps. */       \
-        Acc out = OP(IDENTITY, part);                                    \
-        FOLD(&out, DUO_REDUCE_WARP, OP, IDENTITY, 1);                    \
-        FOLD(&out, DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_WARP, OP,       \
-             IDENTITY, 1);                                               \
+        Acc out = OP(identity, part);                                    \
+        FOLD_ONE(out, DUO_REDUCE_WARP, OP, identity, 1);                 \
+        FOLD_ONE(out, DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_WARP, OP,    \
+                 identity, 1);                                           \
         return out;                                                      \
     }
 
