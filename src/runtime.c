@@ -89,7 +89,8 @@ duo_status duo_init(void)
     if (initialized)
         return DUO_SUCCESS;
 #if defined(DUO_TWO_PATHS)
-    duo_status status = duo_be_init(); /* chooses the path: dispatch/runtime.c */
+    /* The CUDA build chooses its path here (src/dispatch/runtime.c). */
+    duo_status status = duo_be_init();
 #else
     duo_status status = cpu_build_init();
 #endif

@@ -1,6 +1,6 @@
 /*
- * dispatch/graph.c (CUDA build) - graph capture and replay: the GPU's or the host's, as
- * duo_init chose (dispatch.h).
+ * dispatch/graph.c (CUDA build) - graph capture and replay: the GPU's or the
+ * host's, as duo_init chose (dispatch.h).
  */
 #include "dispatch.h"
 

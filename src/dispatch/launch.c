@@ -1,6 +1,6 @@
 /*
- * dispatch/launch.c (CUDA build) - the check after a kernel launch: the GPU's or the host's, as
- * duo_init chose (dispatch.h).
+ * dispatch/launch.c (CUDA build) - the check after a kernel launch: the
+ * GPU's or the host's, as duo_init chose (dispatch.h).
  */
 #include "dispatch.h"
 

@@ -1,6 +1,6 @@
 /*
- * dispatch/memory.c (CUDA build) - allocation, copies and memset: the GPU's or the host's, as
- * duo_init chose (dispatch.h).
+ * dispatch/memory.c (CUDA build) - allocation, copies and memset: the GPU's
+ * or the host's, as duo_init chose (dispatch.h).
  */
 #include "dispatch.h"
 

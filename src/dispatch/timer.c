@@ -1,6 +1,6 @@
 /*
- * dispatch/timer.c (CUDA build) - timers and named ranges: the GPU's or the host's, as
- * duo_init chose (dispatch.h).
+ * dispatch/timer.c (CUDA build) - timers and named ranges: the GPU's or the
+ * host's, as duo_init chose (dispatch.h).
  */
 #include "dispatch.h"
 

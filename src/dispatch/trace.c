@@ -1,6 +1,6 @@
 /*
- * dispatch/trace.c (CUDA build) - device activity tracing: the GPU's or the host's, as
- * duo_init chose (dispatch.h).
+ * dispatch/trace.c (CUDA build) - device activity tracing: the GPU's or the
+ * host's, as duo_init chose (dispatch.h).
  */
 #include "dispatch.h"
 
