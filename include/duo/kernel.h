@@ -151,11 +151,11 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
 }
 
 /* User reductions on the host (CPU builds and the host path of a CUDA
- * build).  The index space is cut into at most
- * DUO_CPU_REDUCE_PARTS contiguous parts whose size depends only on n;
- * each part is reduced in index order and the parts are combined in
- * order, so the bits do not depend on the number of threads.  Parts are
- * handed out dynamically: element costs often vary with the index. */
+ * build).  The index space is cut into at most DUO_CPU_REDUCE_PARTS
+ * contiguous parts whose size depends only on n; each part is reduced in
+ * index order and the parts are combined in order, so the bits do not
+ * depend on the number of threads.  Parts are handed out dynamically:
+ * element costs often vary with the index. */
 
 #define DUO_CPU_REDUCE_PARTS 512
 #define DUO_CPU_REDUCE_MIN_PART 2048
