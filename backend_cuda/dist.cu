@@ -35,7 +35,6 @@
 #endif
 
 #include "cuda_check.h"
-#include "dist/comm.h"
 #include "dist/device.h"
 
 static const char *halo_path = "none";
@@ -177,42 +176,15 @@ extern "C" const char *dist_dev_halo_path(void)
     return duo_host_path() ? dist_host_halo_path() : halo_path;
 }
 
-static dist_msg msg(void *buf, size_t bytes, int peer, int tag)
-{
-    dist_msg m;
-    m.buf = buf;
-    m.bytes = bytes;
-    m.peer = peer;
-    m.tag = tag;
-    return m;
-}
-
-/* Tag 1: a row travelling up; tag 2: down.  The caller waited for the
- * device already. */
-static duo_status mpi_halo(const void *send_up, void *recv_up, int up,
-                           const void *send_down, void *recv_down, int down,
-                           size_t bytes)
-{
-    dist_msg sends[2], recvs[2];
-    int ns = 0, nr = 0;
-    if (up >= 0) {
-        sends[ns++] = msg((void *)send_up, bytes, up, 1);
-        recvs[nr++] = msg(recv_up, bytes, up, 2);
-    }
-    if (down >= 0) {
-        sends[ns++] = msg((void *)send_down, bytes, down, 2);
-        recvs[nr++] = msg(recv_down, bytes, down, 1);
-    }
-    return dist_comm_exchange("duo_dist_halo_exchange", sends, ns, recvs,
-                              nr);
-}
-
 extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
                                     int up, const void *send_down,
                                     void *recv_down, int down, size_t bytes)
 {
     static const char *const where = "duo_dist_halo_exchange";
-    if (duo_host_path())
+    /* Host memory (the host path), or MPI that takes device pointers:
+     * device_host.c's exchange as it is.  The caller waited for the
+     * device already. */
+    if (duo_host_path() || strcmp(halo_path, "cuda-aware-mpi") == 0)
         return dist_host_halo(send_up, recv_up, up, send_down, recv_down,
                               down, bytes);
 #ifdef DUO_HAVE_NCCL
@@ -235,9 +207,6 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
         return DUO_SUCCESS;
     }
 #endif
-    if (strcmp(halo_path, "cuda-aware-mpi") == 0)
-        return mpi_halo(send_up, recv_up, up, send_down, recv_down, down,
-                        bytes);
     /* Staged: rows 0, 1 of the pinned buffer go out (up, down), rows 2, 3
      * come in. */
     if (stage_bytes < 4 * bytes) {
@@ -257,8 +226,8 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
     if (down >= 0)
         DUO_CUDA_TRY(cudaMemcpy(h + bytes, send_down, bytes,
                                 cudaMemcpyDeviceToHost), where);
-    duo_status st = mpi_halo(h, h + 2 * bytes, up, h + bytes, h + 3 * bytes,
-                             down, bytes);
+    duo_status st = dist_host_halo(h, h + 2 * bytes, up, h + bytes,
+                                   h + 3 * bytes, down, bytes);
     if (st != DUO_SUCCESS)
         return st;
     if (up >= 0)

@@ -34,6 +34,16 @@ void DIST_FN(teardown)(void) {}
 
 const char *DIST_FN(halo_path)(void) { return halo_path; }
 
+static dist_msg msg(void *buf, size_t bytes, int peer, int tag)
+{
+    dist_msg m;
+    m.buf = buf;
+    m.bytes = bytes;
+    m.peer = peer;
+    m.tag = tag;
+    return m;
+}
+
 duo_status DIST_FN(halo)(const void *send_up, void *recv_up, int up,
                          const void *send_down, void *recv_down, int down,
                          size_t bytes)
@@ -42,24 +52,12 @@ duo_status DIST_FN(halo)(const void *send_up, void *recv_up, int up,
     int ns = 0, nr = 0;
     /* Tag 1: travelling up; tag 2: travelling down. */
     if (up >= 0) {
-        sends[ns].buf = (void *)send_up;
-        sends[ns].bytes = bytes;
-        sends[ns].peer = up;
-        sends[ns++].tag = 1;
-        recvs[nr].buf = recv_up;
-        recvs[nr].bytes = bytes;
-        recvs[nr].peer = up;
-        recvs[nr++].tag = 2;
+        sends[ns++] = msg((void *)send_up, bytes, up, 1);
+        recvs[nr++] = msg(recv_up, bytes, up, 2);
     }
     if (down >= 0) {
-        sends[ns].buf = (void *)send_down;
-        sends[ns].bytes = bytes;
-        sends[ns].peer = down;
-        sends[ns++].tag = 2;
-        recvs[nr].buf = recv_down;
-        recvs[nr].bytes = bytes;
-        recvs[nr].peer = down;
-        recvs[nr++].tag = 1;
+        sends[ns++] = msg((void *)send_down, bytes, down, 2);
+        recvs[nr++] = msg(recv_down, bytes, down, 1);
     }
     return dist_comm_exchange("duo_dist_halo_exchange", sends, ns, recvs, nr);
 }
