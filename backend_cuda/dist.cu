@@ -178,35 +178,44 @@ extern "C" const char *dist_dev_halo_path(void)
 
 extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
                                     int up, const void *send_down,
-                                    void *recv_down, int down, size_t bytes)
+                                    void *recv_down, int down, size_t bytes,
+                                    duo_stream stream, int wait)
 {
-    static const char *const where = "duo_dist_halo_exchange";
-    /* Host memory (the host path), or MPI that takes device pointers:
-     * device_host.c's exchange as it is.  The caller waited for the
-     * device already. */
-    if (duo_host_path() || strcmp(halo_path, "cuda-aware-mpi") == 0)
+    const char *const where =
+        wait ? "duo_dist_halo_exchange" : "duo_dist_halo_exchange_async";
+    if (duo_host_path()) /* host memory, stream work done already */
         return dist_host_halo(send_up, recv_up, up, send_down, recv_down,
-                              down, bytes);
+                              down, bytes, stream, 1);
+    const cudaStream_t s = duo_cuda_stream(stream);
 #ifdef DUO_HAVE_NCCL
+    /* NCCL queues the transfer on the stream like a kernel: no wait is
+     * needed before it, and none after it unless asked. */
     if (nccl_ready) {
         NCCL_TRY(ncclGroupStart(), where);
         if (up >= 0) {
-            NCCL_TRY(ncclSend(send_up, bytes, ncclChar, up, nccl_comm, 0),
+            NCCL_TRY(ncclSend(send_up, bytes, ncclChar, up, nccl_comm, s),
                      where);
-            NCCL_TRY(ncclRecv(recv_up, bytes, ncclChar, up, nccl_comm, 0),
+            NCCL_TRY(ncclRecv(recv_up, bytes, ncclChar, up, nccl_comm, s),
                      where);
         }
         if (down >= 0) {
-            NCCL_TRY(ncclSend(send_down, bytes, ncclChar, down, nccl_comm, 0),
+            NCCL_TRY(ncclSend(send_down, bytes, ncclChar, down, nccl_comm, s),
                      where);
-            NCCL_TRY(ncclRecv(recv_down, bytes, ncclChar, down, nccl_comm, 0),
+            NCCL_TRY(ncclRecv(recv_down, bytes, ncclChar, down, nccl_comm, s),
                      where);
         }
         NCCL_TRY(ncclGroupEnd(), where);
-        DUO_CUDA_TRY(cudaStreamSynchronize(0), where);
+        if (wait)
+            DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
         return DUO_SUCCESS;
     }
 #endif
+    /* MPI works from the host: the rows must be final before it starts,
+     * and it returns when they have arrived. */
+    DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
+    if (strcmp(halo_path, "cuda-aware-mpi") == 0)
+        return dist_host_halo(send_up, recv_up, up, send_down, recv_down,
+                              down, bytes, NULL, 1);
     /* Staged: rows 0, 1 of the pinned buffer go out (up, down), rows 2, 3
      * come in. */
     if (stage_bytes < 4 * bytes) {
@@ -227,7 +236,7 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
         DUO_CUDA_TRY(cudaMemcpy(h + bytes, send_down, bytes,
                                 cudaMemcpyDeviceToHost), where);
     duo_status st = dist_host_halo(h, h + 2 * bytes, up, h + bytes,
-                                   h + 3 * bytes, down, bytes);
+                                   h + 3 * bytes, down, bytes, NULL, 1);
     if (st != DUO_SUCCESS)
         return st;
     if (up >= 0)

@@ -143,10 +143,23 @@ static double cell(size_t row, size_t col)
     return (double)(row * 1000 + col + 1) * 0.25;
 }
 
-static void test_halo_case(duo_dtype type, size_t rows, size_t cols)
+/* How test_halo_case moves the field: */
+enum halo_form {
+    HALO_SYNC,         /* duo_memcpy, duo_dist_halo_exchange, duo_memcpy */
+    HALO_ASYNC,        /* the same on the default stream, async forms     */
+    HALO_ASYNC_STREAM  /* async copies and exchange on a stream of its own,
+                          one wait at the end: the exchange must read the
+                          rows after the upload and finish before the
+                          download */
+};
+
+static void test_halo_case(duo_dtype type, size_t rows, size_t cols,
+                           enum halo_form form)
 {
-    test_set_context("rank %d/%d halo %s %zu x %zu", rank_, size_,
-                     type == DUO_F32 ? "f32" : "f64", rows, cols);
+    static const char *const forms[] = {"sync", "async", "async stream"};
+    test_set_context("rank %d/%d halo %s %s %zu x %zu", rank_, size_,
+                     forms[form], type == DUO_F32 ? "f32" : "f64", rows,
+                     cols);
     duo_dist_rows d;
     if (!CHECK_OK(duo_dist_rows_make(rows, cols, &d)))
         return;
@@ -163,10 +176,23 @@ static void test_halo_case(duo_dtype type, size_t rows, size_t cols)
                 ((double *)h)[at] = v;
         }
     void *dev = test_device_alloc(len * esz);
-    test_to_device(dev, h, len * esz);
-    CHECK_OK(duo_dist_halo_exchange(type, dev, &d));
     unsigned char *got = (unsigned char *)test_xmalloc(len * esz);
-    test_to_host(got, dev, len * esz);
+    test_poison_bytes(got, len * esz);
+    if (form == HALO_SYNC) {
+        test_to_device(dev, h, len * esz);
+        CHECK_OK(duo_dist_halo_exchange(type, dev, &d));
+        test_to_host(got, dev, len * esz);
+    } else {
+        duo_stream st = NULL;
+        if (form == HALO_ASYNC_STREAM)
+            CHECK_OK(duo_stream_create(&st));
+        CHECK_OK(duo_memcpy_async(dev, h, len * esz, DUO_HOST_TO_DEVICE, st));
+        CHECK_OK(duo_dist_halo_exchange_async(type, dev, &d, st));
+        CHECK_OK(duo_memcpy_async(got, dev, len * esz, DUO_DEVICE_TO_HOST,
+                                  st));
+        CHECK_OK(duo_stream_synchronize(st));
+        CHECK_OK(duo_stream_destroy(st));
+    }
     /* Owned rows unchanged; halos hold the neighbours' rows, or poison
      * beyond the global edge. */
     CHECK(memcmp(got + cols * esz, h + cols * esz, d.count * cols * esz) == 0);
@@ -190,15 +216,27 @@ static void test_halo_case(duo_dtype type, size_t rows, size_t cols)
     free(got);
 }
 
+typedef struct halo_capture_ctx {
+    void *field;
+    const duo_dist_rows *rows;
+} halo_capture_ctx;
+
+static duo_status halo_capture_body(void *ctx)
+{
+    const halo_capture_ctx *c = (const halo_capture_ctx *)ctx;
+    return duo_dist_halo_exchange_async(DUO_F64, c->field, c->rows, NULL);
+}
+
 static void test_halo(void)
 {
     const size_t sizes[][2] = {{(size_t)size_, 1}, {(size_t)size_, 5},
                                {7, 3}, {13, 257}};
-    for (int t = 0; t < 2; ++t)
-        for (int s = 0; s < 4; ++s)
-            if (sizes[s][0] >= (size_t)size_)
-                test_halo_case(t == 0 ? DUO_F32 : DUO_F64, sizes[s][0],
-                               sizes[s][1]);
+    for (int form = HALO_SYNC; form <= HALO_ASYNC_STREAM; ++form)
+        for (int t = 0; t < 2; ++t)
+            for (int s = 0; s < 4; ++s)
+                if (sizes[s][0] >= (size_t)size_)
+                    test_halo_case(t == 0 ? DUO_F32 : DUO_F64, sizes[s][0],
+                                   sizes[s][1], (enum halo_form)form);
     test_set_context("rank %d/%d halo errors", rank_, size_);
     duo_dist_set_abort_on_error(0); /* every rank makes the same bad call */
     duo_dist_rows d;
@@ -210,6 +248,24 @@ static void test_halo(void)
                  DUO_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(duo_dist_halo_exchange(DUO_F64, &d, NULL),
                  DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(duo_dist_halo_exchange_async(DUO_F64, NULL, &d, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "duo_dist_halo_exchange_async");
+    CHECK_CONTAINS(duo_last_error(), "field is NULL");
+    CHECK_STATUS(duo_dist_halo_exchange_async((duo_dtype)9, &d, &d, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(duo_dist_halo_exchange_async(DUO_F64, &d, NULL, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    /* Not inside a graph: the capture fails with the exchange's status
+     * and hands back no graph. */
+    void *field = test_device_alloc((d.count + 2) * 3 * sizeof(double));
+    halo_capture_ctx ctx = {field, &d};
+    duo_graph g = NULL;
+    CHECK_STATUS(duo_graph_capture(NULL, halo_capture_body, &ctx, &g),
+                 DUO_ERROR_NOT_CAPTURABLE);
+    CHECK_CONTAINS(duo_last_error(), "duo_dist_halo_exchange_async");
+    CHECK(g == NULL);
+    CHECK_OK(duo_free(field));
     duo_dist_set_abort_on_error(1);
 }
 

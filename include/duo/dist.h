@@ -139,6 +139,19 @@ duo_status duo_dist_range_make(size_t count, duo_dist_range *out);
 duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
                                   const duo_dist_rows *rows);
 
+/* The same exchange, ordered on `stream` (NULL: the default stream)
+ * instead of waiting for the device: it reads the rows after the work
+ * queued on `stream` before it, and work queued on `stream` after it sees
+ * the new halos.  On the "nccl" path it returns at once, so a time-step
+ * loop queues kernels and exchanges without a host round trip per step.
+ * On the other paths MPI moves the rows from the host, so it waits for
+ * `stream` and returns when the halos are written ("host": CPU builds,
+ * where stream work has run already).  Not allowed inside a graph capture
+ * (DUO_ERROR_NOT_CAPTURABLE). */
+duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
+                                        const duo_dist_rows *rows,
+                                        duo_stream stream);
+
 /* ------------------------------------------------------------------ */
 /* Reductions (collective)                                             */
 

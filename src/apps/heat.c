@@ -43,11 +43,13 @@
  * Several ranks (a build with -DDUO_MPI=ON, under mpirun): the rows are
  * split among the ranks (duo/dist.h), each rank keeps its rows plus one
  * halo row above and below, and before each step the halos are refreshed
- * from the neighbours (duo_dist_halo_exchange).  Every value is computed
- * by the same expression from the same neighbours as on one rank, so the
- * grid is the same, bit for bit, for any number of ranks and any backend;
- * rank 0 gathers it for --check and --dump.  More ranks than rows is
- * refused.  Without MPI the same code runs as rank 0 of 1.
+ * from the neighbours (duo_dist_halo_exchange_async: with NCCL the
+ * exchange is queued on the stream between two steps' kernels, with no
+ * host wait).  Every value is computed by the same expression from the
+ * same neighbours as on one rank, so the grid is the same, bit for bit,
+ * for any number of ranks and any backend; rank 0 gathers it for --check
+ * and --dump.  More ranks than rows is refused.  Without MPI the same
+ * code runs as rank 0 of 1.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -147,9 +149,11 @@ static void run_heat(void *ctx)
         const size_t until = r->steps / 10 * (size_t)tenth +
                              r->steps % 10 * (size_t)tenth / 10;
         for (; done < until; ++done) {
+            /* Queued behind the last step's kernel (no host wait on
+             * the GPU with NCCL). */
             if (several)
-                DUO_DIST_CHECK(duo_dist_halo_exchange(DUO_F64, r->cur,
-                                                      &r->rows));
+                DUO_DIST_CHECK(duo_dist_halo_exchange_async(
+                    DUO_F64, r->cur, &r->rows, NULL));
             if (interior)
                 DUO_DIST_CHECK(DUO_LAUNCH_2D(heat_step, h_local - 2,
                                              r->w - 2, h_local, r->w, r->k,

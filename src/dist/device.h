@@ -28,10 +28,14 @@ const char *dist_dev_halo_path(void);
 
 /* One halo step between device buffers of `bytes` bytes each: send_up
  * goes to rank `up` (whose recv_down receives it) and recv_up receives
- * from `up`; likewise down.  up/down < 0: no neighbour on that side. */
+ * from `up`; likewise down.  up/down < 0: no neighbour on that side.
+ * The rows are read after the work queued on `stream`, and the received
+ * rows are seen by work queued there after it; with `wait`, the call
+ * returns when they are written (the caller has waited for the device
+ * already). */
 duo_status dist_dev_halo(const void *send_up, void *recv_up, int up,
                          const void *send_down, void *recv_down, int down,
-                         size_t bytes);
+                         size_t bytes, duo_stream stream, int wait);
 
 /* The same for host memory (device_host.c), under these names in a CUDA
  * build with MPI, where dist.cu calls them on the host path. */
@@ -40,7 +44,7 @@ void dist_host_teardown(void);
 const char *dist_host_halo_path(void);
 duo_status dist_host_halo(const void *send_up, void *recv_up, int up,
                           const void *send_down, void *recv_down, int down,
-                          size_t bytes);
+                          size_t bytes, duo_stream stream, int wait);
 
 #ifdef __cplusplus
 }

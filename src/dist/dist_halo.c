@@ -1,16 +1,18 @@
 /*
- * dist_halo.c - duo_dist_halo_exchange: checks, neighbours, then the
- * backend's path (device.h) moves the rows.
+ * dist_halo.c - duo_dist_halo_exchange and its stream-ordered form:
+ * checks, neighbours, then the backend's path (device.h) moves the rows.
  */
 #include <stdint.h>
 
 #include "device.h"
 #include "dist_internal.h"
 
-duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
-                                  const duo_dist_rows *rows)
+/* The checks both forms make; on success *up / *down are the neighbours'
+ * ranks (-1: none on that side). */
+static duo_status halo_check(const char *where, duo_dtype type,
+                             const void *field, const duo_dist_rows *rows,
+                             int *up, int *down)
 {
-    static const char *const where = "duo_dist_halo_exchange";
     duo_status st = dist_require_init(where);
     const size_t esz = duo_dtype_size(type);
     if (st == DUO_SUCCESS && esz == 0)
@@ -38,27 +40,65 @@ duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
                       "cols = %zu x %zu elements", rows->count + 2,
                       rows->cols);
     if (st != DUO_SUCCESS)
-        return dist_collective_failed(st);
-    const int up = rows->begin > 0 ? duo_dist_state.rank - 1 : -1;
-    const int down =
+        return st;
+    *up = rows->begin > 0 ? duo_dist_state.rank - 1 : -1;
+    *down =
         rows->begin + rows->count < rows->rows ? duo_dist_state.rank + 1 : -1;
-    if (up >= duo_dist_state.size || down >= duo_dist_state.size ||
-        (up < 0 && duo_dist_state.rank > 0) ||
-        (down < 0 && duo_dist_state.rank + 1 < duo_dist_state.size))
-        return dist_collective_failed(duo_fail(
-            DUO_ERROR_INVALID_ARGUMENT, where,
-            "rows (%zu from %zu of %zu) is not this rank's block of %d "
-            "ranks; use duo_dist_rows_make", rows->count, rows->begin,
-            rows->rows, duo_dist_state.size));
-    if (up < 0 && down < 0)
-        return DUO_SUCCESS;
-    /* Kernels that wrote the rows may still be running. */
-    st = duo_synchronize();
+    if (*up >= duo_dist_state.size || *down >= duo_dist_state.size ||
+        (*up < 0 && duo_dist_state.rank > 0) ||
+        (*down < 0 && duo_dist_state.rank + 1 < duo_dist_state.size))
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "rows (%zu from %zu of %zu) is not this rank's block "
+                        "of %d ranks; use duo_dist_rows_make", rows->count,
+                        rows->begin, rows->rows, duo_dist_state.size);
+    return DUO_SUCCESS;
+}
+
+/* Storage row 1 goes up and row count goes down; rows 0 and count + 1
+ * come in. */
+static duo_status halo_move(duo_dtype type, void *field,
+                            const duo_dist_rows *rows, int up, int down,
+                            duo_stream stream, int wait)
+{
+    const size_t row = rows->cols * duo_dtype_size(type);
+    char *f = (char *)field;
+    return dist_dev_halo(f + row, f, up, f + rows->count * row,
+                         f + (rows->count + 1) * row, down, row, stream,
+                         wait);
+}
+
+duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
+                                  const duo_dist_rows *rows)
+{
+    static const char *const where = "duo_dist_halo_exchange";
+    int up = -1, down = -1;
+    duo_status st = halo_check(where, type, field, rows, &up, &down);
+    if (st == DUO_SUCCESS)
+        st = duo_capture_refuse(where);
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
-    const size_t row = rows->cols * esz;
-    char *f = (char *)field;
-    st = dist_dev_halo(f + row, f, up, f + rows->count * row,
-                       f + (rows->count + 1) * row, down, row);
+    if (up < 0 && down < 0)
+        return DUO_SUCCESS;
+    /* Kernels that wrote the rows may still be running, on any stream. */
+    st = duo_synchronize();
+    if (st == DUO_SUCCESS)
+        st = halo_move(type, field, rows, up, down, NULL, 1);
+    return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+}
+
+duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
+                                        const duo_dist_rows *rows,
+                                        duo_stream stream)
+{
+    static const char *const where = "duo_dist_halo_exchange_async";
+    int up = -1, down = -1;
+    duo_status st = halo_check(where, type, field, rows, &up, &down);
+    if (st == DUO_SUCCESS)
+        st = duo_capture_refuse(where);
+    if (st != DUO_SUCCESS)
+        return dist_collective_failed(st);
+    if (up < 0 && down < 0)
+        return DUO_SUCCESS;
+    st = halo_move(type, field, rows, up, down, stream, 0);
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
 }
