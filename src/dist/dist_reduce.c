@@ -2,14 +2,16 @@
  * dist_reduce.c - duo_dist_reduce, duo_dist_reduce_arg and
  * duo_dist_gather: the contract is in duo/dist.h.
  *
- * Every call starts with one all-reduce of a small fixed-size record
- * (dist_comm_agree, combined in rank order by dist_agree_combine): the
- * call (kind, op, type) and n up to DUO_DIST_INLINE + 1, so every rank
- * sees whether all agree; and, when the whole array has at most
- * DUO_DIST_INLINE elements, the elements themselves, each at its global
- * position, with the positions each rank holds, so the pieces' order is
- * checked too.  A small reduction is thus one all-reduce, finished on
- * the host.  Larger arrays (and gathers, and duo_dist_dot) then
+ * Every call starts by combining a small fixed-size record over the
+ * ranks, in rank order (dist_agree_combine): the call (kind, op, type)
+ * and n up to DUO_DIST_INLINE + 1, so every rank sees whether all agree;
+ * and, when the whole array has at most DUO_DIST_INLINE elements, the
+ * elements themselves, each at its global position, with the positions
+ * each rank holds, so the pieces' order is checked too.  On up to 64
+ * ranks that is one all-gather of two words per rank (agree_exchange;
+ * a second exchange only where a rank holds several inline elements),
+ * beyond one all-reduce of the record.  A small reduction is thus one
+ * collective, finished on the host.  Larger arrays (and gathers, and duo_dist_dot) then
  * all-gather every rank's range (checked for agreement again, now with
  * the whole n) and, for reductions, go through global chunks of
  * DUO_DIST_CHUNK elements:
@@ -83,12 +85,12 @@ static int highest_bit(uint64_t m)
     return b;
 }
 
-/* Associative: the flags say whether any two neighbours differ, or any
- * position of a lower rank is not below every position of a higher one;
- * the call and n kept are the lowest rank's. */
-void dist_agree_combine(const uint64_t *lower, uint64_t *higher)
+/* Word 0 of two records combined.  Associative: the flags say whether
+ * any two neighbours differ, or any position of a lower rank is not below
+ * every position of a higher one; the call and n kept are the lowest
+ * rank's. */
+static uint64_t combine_word0(uint64_t a, uint64_t b)
 {
-    const uint64_t a = lower[0], b = higher[0];
     const uint64_t ma = a & AG_MASK, mb = b & AG_MASK;
     uint64_t flags = (a | b) & AG_FLAGS;
     if (AG_CALL(a) != AG_CALL(b))
@@ -97,9 +99,52 @@ void dist_agree_combine(const uint64_t *lower, uint64_t *higher)
         flags |= AG_BAD_N;
     if (ma != 0 && mb != 0 && highest_bit(ma) >= lowest_bit(mb))
         flags |= AG_BAD_ORDER;
-    higher[0] = (a & ~(AG_MASK | AG_FLAGS)) | flags | ma | mb;
+    return (a & ~(AG_MASK | AG_FLAGS)) | flags | ma | mb;
+}
+
+void dist_agree_combine(const uint64_t *lower, uint64_t *higher)
+{
+    higher[0] = combine_word0(lower[0], higher[0]);
     for (int k = 1; k < DIST_AGREE_WORDS; ++k)
         higher[k] |= lower[k];
+}
+
+/* The record combined over all ranks, in rank order, in place.
+ * Most small reductions hold one element per rank (a local partial per
+ * rank), and the 72-byte record costs MPI more than those few bytes: up
+ * to DIST_AGREE_COMPACT_RANKS ranks, every rank first all-gathers two
+ * words, its word 0 and its first element.  Combined here in rank order,
+ * they are the whole verdict and every element, unless some rank holds
+ * more than one inline element: then (seen alike by every rank, from the
+ * same gathered words) the full records are combined too, by MPI. */
+static duo_status agree_exchange(const char *where, uint64_t *rec)
+{
+    if (!duo_dist_state.agree_compact)
+        return dist_comm_agree(where, rec);
+    const uint64_t mask = rec[0] & AG_MASK;
+    uint64_t mine[2] = {rec[0], mask != 0 ? rec[1 + lowest_bit(mask)] : 0};
+    uint64_t all[DIST_AGREE_COMPACT_RANKS][2];
+    duo_status st = dist_comm_allgather(where, mine, sizeof mine, all);
+    if (st != DUO_SUCCESS)
+        return st;
+    uint64_t w = all[0][0];
+    int several = 0; /* some rank holds two or more inline elements */
+    for (int r = 0; r < duo_dist_state.size; ++r) {
+        const uint64_t m = all[r][0] & AG_MASK;
+        several |= (m & (m - 1)) != 0;
+        if (r > 0)
+            w = combine_word0(w, all[r][0]);
+    }
+    if (several)
+        return dist_comm_agree(where, rec);
+    memset(rec, 0, DIST_AGREE_WORDS * sizeof rec[0]);
+    rec[0] = w;
+    for (int r = 0; r < duo_dist_state.size; ++r) {
+        const uint64_t m = all[r][0] & AG_MASK;
+        if (m != 0)
+            rec[1 + lowest_bit(m)] |= all[r][1];
+    }
+    return DUO_SUCCESS;
 }
 
 /* The first step of every call here and of duo_dist_dot (kind 4): every
@@ -130,7 +175,7 @@ duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
             memcpy(&rec[1 + range->begin + i], tmp + i * esz, esz);
         }
     }
-    duo_status st = dist_comm_agree(where, rec);
+    duo_status st = agree_exchange(where, rec);
     if (st != DUO_SUCCESS)
         return st;
     const uint64_t w = rec[0];

@@ -4,12 +4,14 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "comm.h"
 #include "device.h"
 #include "dist_internal.h"
 
-dist_state duo_dist_state = {0, 1, 0, 0, 1};
+dist_state duo_dist_state = {0, 1, 0, 0, 1, 0};
 
 int duo_dist_rank(void) { return duo_dist_state.rank; }
 int duo_dist_size(void) { return duo_dist_state.size; }
@@ -75,6 +77,12 @@ duo_status duo_dist_init(int *argc, char ***argv)
         st = dist_dev_setup(s.rank, s.size);
     if (st != DUO_SUCCESS)
         return st;
+    /* dist_agree all-gathers two words per rank up to 64 ranks, beyond
+     * which the bytes gathered grow too large; DUO_DIST_AGREE=full takes
+     * the other way on any number of ranks (the tests cover it so). */
+    const char *agree = getenv("DUO_DIST_AGREE");
+    s.agree_compact = s.size <= DIST_AGREE_COMPACT_RANKS &&
+                      !(agree != NULL && strcmp(agree, "full") == 0);
     s.initialized = 1;
     duo_dist_state = s;
     if (s.rank == 0 && s.size > 1)

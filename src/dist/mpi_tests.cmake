@@ -34,6 +34,11 @@ endfunction()
 foreach(np 1 2 3 4)
   duo_mpi_test(mpi_dist_np${np} NP ${np} COMMAND $<TARGET_FILE:test_dist>)
 endforeach()
+# Each call's first exchange all-gathers two words per rank on up to 64
+# ranks and all-reduces the whole record beyond (src/dist/dist_reduce.c):
+# the second way, forced, on 3 ranks.
+duo_mpi_test(mpi_dist_agree_full_np3 NP 3
+  ENVIRONMENT DUO_DIST_AGREE=full COMMAND $<TARGET_FILE:test_dist>)
 
 # A rank that fails ends every rank, with its message, and no hang: the
 # wrapper runs mpiexec under a time limit and checks the exit status and
