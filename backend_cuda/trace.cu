@@ -67,7 +67,10 @@ static const CUpti_CallbackId queueing_calls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020};
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    /* A replay's kernels and copies carry its launch's correlation id. */
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
 enum { CALL_COUNT = sizeof queueing_calls / sizeof queueing_calls[0] };
 
 /* The CUPTI entry points duo uses, looked up by name. */

@@ -2,10 +2,11 @@
  * test_profile.c - the built-in profiler: a known sequence of operations
  * gives exactly the expected calls, bytes and flops per region; an off
  * profiler records nothing; the CSV and JSON reports carry the same
- * numbers as duo_profile_get; every device call gets a time, and the
- * times fit inside the host's wall time around them (with either device
- * timing source: ctest runs this under DUO_PROFILE_TIMING=events too);
- * bad use of regions and of DUO_PROFILE is refused.
+ * numbers as duo_profile_get; every device call gets a time (a graph
+ * replay too), and the times fit inside the host's wall time around them
+ * (with either device timing source: ctest runs this under
+ * DUO_PROFILE_TIMING=events too); bad use of regions and of DUO_PROFILE
+ * is refused.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, mkstemp */
 #include <stdio.h>
@@ -291,6 +292,56 @@ static void test_device_times(void)
     CHECK_OK(duo_free(big));
 }
 
+enum { GRAPH_N = 1 << 20, GRAPH_FILLS = 4, GRAPH_REPLAYS = 5 };
+
+static duo_status graph_fills(void *ctx)
+{
+    float *y = (float *)ctx;
+    for (int i = 0; i < GRAPH_FILLS; ++i) {
+        const duo_status st =
+            DUO_LAUNCH(profile_fill, GRAPH_N, GRAPH_N, (float)i, y);
+        if (st != DUO_SUCCESS)
+            return st;
+    }
+    return DUO_SUCCESS;
+}
+
+/* A graph replay is one region, duo_graph_launch, timed from its first
+ * kernel's start to its last one's end (on the GPU the kernels inside are
+ * queued by one cudaGraphLaunch, which the trace must follow too). */
+static void test_graph_times(void)
+{
+    float *y = (float *)test_device_alloc(GRAPH_N * sizeof(float));
+    duo_graph g = NULL;
+    if (!CHECK_OK(duo_graph_capture(NULL, graph_fills, y, &g)))
+        return;
+    CHECK_OK(duo_profile_reset());
+    CHECK_OK(duo_profile_start(DUO_PROFILE_CSV, "/dev/null"));
+    CHECK_OK(duo_synchronize());
+    const double t0 = test_seconds();
+    for (int r = 0; r < GRAPH_REPLAYS; ++r)
+        CHECK_OK(duo_graph_launch(g, NULL));
+    CHECK_OK(duo_synchronize());
+    const double wall_ms = (test_seconds() - t0) * 1e3;
+    duo_profile_region r;
+    test_set_context("%s", "region 'duo_graph_launch'");
+    if (CHECK_OK(duo_profile_get("duo_graph_launch", &r))) {
+        CHECK_EQ_U64(r.calls, GRAPH_REPLAYS);
+        /* Each replay writes GRAPH_FILLS x 4 MB: at 10 TB/s, more than
+         * any memory has, that takes 1.6 us. */
+        CHECK_MSG(r.min_ms * 1e-3 * 10e12 >=
+                      (double)GRAPH_FILLS * GRAPH_N * sizeof(float),
+                  "fastest replay %.6f ms", r.min_ms);
+        CHECK_MSG(r.total_ms <= wall_ms, "replays %.6f ms > wall %.6f ms",
+                  r.total_ms, wall_ms);
+    }
+    test_set_context("%s", "");
+    CHECK_OK(duo_profile_start(DUO_PROFILE_OFF, NULL));
+    CHECK_OK(duo_profile_reset());
+    CHECK_OK(duo_graph_destroy(g));
+    CHECK_OK(duo_free(y));
+}
+
 static void test_region_errors(void)
 {
     CHECK_STATUS(duo_region_begin(NULL), DUO_ERROR_INVALID_ARGUMENT);
@@ -363,6 +414,7 @@ int main(void)
     test_off_records_nothing(d);
     test_known_sequence(d, d2);
     test_device_times();
+    test_graph_times();
     test_region_errors();
     CHECK_OK(duo_free(d));
     CHECK_OK(duo_free(d2));
