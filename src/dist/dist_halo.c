@@ -67,10 +67,12 @@ static duo_status halo_move(duo_dtype type, void *field,
                          wait);
 }
 
-duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
-                                  const duo_dist_rows *rows)
+/* Both forms: `wait` waits for the device (every stream) first and for
+ * the halos after; else the exchange is ordered on `stream`. */
+static duo_status halo_exchange(const char *where, duo_dtype type,
+                                void *field, const duo_dist_rows *rows,
+                                duo_stream stream, int wait)
 {
-    static const char *const where = "duo_dist_halo_exchange";
     int up = -1, down = -1;
     duo_status st = halo_check(where, type, field, rows, &up, &down);
     if (st == DUO_SUCCESS)
@@ -79,26 +81,24 @@ duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
         return dist_collective_failed(st);
     if (up < 0 && down < 0)
         return DUO_SUCCESS;
-    /* Kernels that wrote the rows may still be running, on any stream. */
-    st = duo_synchronize();
+    if (wait) /* kernels that wrote the rows may still be running */
+        st = duo_synchronize();
     if (st == DUO_SUCCESS)
-        st = halo_move(type, field, rows, up, down, NULL, 1);
+        st = halo_move(type, field, rows, up, down, stream, wait);
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+}
+
+duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
+                                  const duo_dist_rows *rows)
+{
+    return halo_exchange("duo_dist_halo_exchange", type, field, rows, NULL,
+                         1);
 }
 
 duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
                                         const duo_dist_rows *rows,
                                         duo_stream stream)
 {
-    static const char *const where = "duo_dist_halo_exchange_async";
-    int up = -1, down = -1;
-    duo_status st = halo_check(where, type, field, rows, &up, &down);
-    if (st == DUO_SUCCESS)
-        st = duo_capture_refuse(where);
-    if (st != DUO_SUCCESS)
-        return dist_collective_failed(st);
-    if (up < 0 && down < 0)
-        return DUO_SUCCESS;
-    st = halo_move(type, field, rows, up, down, stream, 0);
-    return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+    return halo_exchange("duo_dist_halo_exchange_async", type, field, rows,
+                         stream, 0);
 }
