@@ -497,8 +497,8 @@ static int target_state(const row *r, double *measured)
 /* Whether row r is the measurement target tg names. */
 static int row_answers(const row *r, const target_def *tg)
 {
-    return strcmp(tg->group, r->group) == 0 && strcmp(tg->what, r->what) == 0 &&
-           strcmp(tg->size, r->size) == 0;
+    return strcmp(tg->group, r->group) == 0 &&
+           strcmp(tg->what, r->what) == 0 && strcmp(tg->size, r->size) == 0;
 }
 
 static void format_time(char *buf, size_t size, double ms)

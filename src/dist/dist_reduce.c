@@ -11,10 +11,10 @@
  * ranks that is one all-gather of two words per rank (agree_exchange;
  * a second exchange only where a rank holds several inline elements),
  * beyond one all-reduce of the record.  A small reduction is thus one
- * collective, finished on the host.  Larger arrays (and gathers, and duo_dist_dot) then
- * all-gather every rank's range (checked for agreement again, now with
- * the whole n) and, for reductions, go through global chunks of
- * DUO_DIST_CHUNK elements:
+ * collective, finished on the host.  Larger arrays (and gathers, and
+ * duo_dist_dot) then all-gather every rank's range (checked for agreement
+ * again, now with the whole n) and, for reductions, go through global
+ * chunks of DUO_DIST_CHUNK elements:
  *
  *  1. each chunk lying inside one rank's piece is reduced there with
  *     duo_reduce (or duo_reduce_arg);
