@@ -176,10 +176,14 @@ duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
  * integer sums wrap modulo 2^64); the sum of n = 0 elements is 0; min and
  * max need n > 0.  Every rank gets the result.
  *
- * Cost: one all-gather of a small record per rank, then, for n >
- * DUO_DIST_INLINE, the pieces of split chunks and one all-reduce of 8
- * bytes per chunk.  With n <= DUO_DIST_INLINE the elements travel in the
- * record itself: one all-gather in all.  `range` must describe the same
+ * Cost: a first exchange checks that every rank makes the same call:
+ * on up to 64 ranks an all-gather of 16 bytes per rank, beyond (or with
+ * DUO_DIST_AGREE=full in the environment) an all-reduce of a 72-byte
+ * record.  For n > DUO_DIST_INLINE there follow an all-gather of every
+ * rank's range, the pieces of split chunks and one all-reduce of 8 bytes
+ * per chunk.  With n <= DUO_DIST_INLINE the elements travel in the first
+ * exchange: that is all where no rank holds more than one of them, else
+ * the 72-byte records are combined too.  `range` must describe the same
  * n and consecutive pieces on every rank (duo_dist_block_1d,
  * duo_dist_range_make or duo_dist_rows_range give such ranges).
  */

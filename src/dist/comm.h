@@ -35,10 +35,11 @@ duo_status dist_comm_barrier(const char *where);
 duo_status dist_comm_allgather(const char *where, const void *send,
                                size_t bytes, void *recv);
 
-/* The first step of every reduction (dist_reduce.c): each rank's record
- * of DIST_AGREE_WORDS words, combined over all ranks in rank order by
- * dist_agree_combine (lower ranks' into higher ranks'), in place: one
- * all-reduce with a non-commutative operation. */
+/* The whole-record form of every reduction's first step (dist_reduce.c,
+ * agree_exchange): each rank's record of DIST_AGREE_WORDS words, combined
+ * over all ranks in rank order by dist_agree_combine (lower ranks' into
+ * higher ranks'), in place: one all-reduce with a non-commutative
+ * operation. */
 #define DIST_AGREE_WORDS 9
 duo_status dist_comm_agree(const char *where, uint64_t *record);
 /* higher = lower (+) higher; defined in dist_reduce.c. */

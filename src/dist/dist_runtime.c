@@ -64,6 +64,16 @@ duo_status duo_dist_init(int *argc, char ***argv)
 {
     if (duo_dist_state.initialized)
         return DUO_SUCCESS;
+    /* dist_agree all-gathers two words per rank up to 64 ranks, beyond
+     * which the bytes gathered grow too large; DUO_DIST_AGREE=full takes
+     * the other way on any number of ranks (the tests cover it so). */
+    const char *agree = getenv("DUO_DIST_AGREE");
+    const int agree_full = agree != NULL && strcmp(agree, "full") == 0;
+    if (agree != NULL && *agree != '\0' && !agree_full &&
+        strcmp(agree, "auto") != 0)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_dist_init",
+                        "DUO_DIST_AGREE=%s; expected auto (the default) or "
+                        "full", agree);
     dist_state s = duo_dist_state;
     duo_status st = dist_comm_init(argc, argv, &s.rank, &s.size,
                                    &s.local_rank);
@@ -77,12 +87,7 @@ duo_status duo_dist_init(int *argc, char ***argv)
         st = dist_dev_setup(s.rank, s.size);
     if (st != DUO_SUCCESS)
         return st;
-    /* dist_agree all-gathers two words per rank up to 64 ranks, beyond
-     * which the bytes gathered grow too large; DUO_DIST_AGREE=full takes
-     * the other way on any number of ranks (the tests cover it so). */
-    const char *agree = getenv("DUO_DIST_AGREE");
-    s.agree_compact = s.size <= DIST_AGREE_COMPACT_RANKS &&
-                      !(agree != NULL && strcmp(agree, "full") == 0);
+    s.agree_compact = s.size <= DIST_AGREE_COMPACT_RANKS && !agree_full;
     s.initialized = 1;
     duo_dist_state = s;
     if (s.rank == 0 && s.size > 1)

@@ -45,16 +45,18 @@ duo_mpi_test(mpi_dist_agree_full_np3 NP 3
 # the message.
 duo_add_executable(test_dist_abort SOURCES
   ${PROJECT_SOURCE_DIR}/tests/test_dist_abort.c)
-# duo_mpi_fails(<name> NP <ranks> PATTERN <regex> COMMAND <program> <args>)
+# duo_mpi_fails(<name> NP <ranks> PATTERN <regex> [ENVIRONMENT <vars>]
+#               COMMAND <program> <args>)
 function(duo_mpi_fails name)
-  cmake_parse_arguments(T "" "NP;PATTERN" "COMMAND" ${ARGN})
+  cmake_parse_arguments(T "" "NP;PATTERN" "COMMAND;ENVIRONMENT" ${ARGN})
   string(REPLACE ";" " " flags "${DUO_MPIEXEC_FLAGS}")
   add_test(NAME ${name}
            COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_dist_abort.sh
                    ${MPIEXEC_EXECUTABLE} "${flags}" ${T_NP} "${T_PATTERN}"
                    ${T_COMMAND})
   set_tests_properties(${name} PROPERTIES TIMEOUT 90
-    LABELS "${DUO_BACKEND};mpi" ENVIRONMENT "${DUO_MPI_TEST_ENV}")
+    LABELS "${DUO_BACKEND};mpi"
+    ENVIRONMENT "${DUO_MPI_TEST_ENV};${T_ENVIRONMENT}")
 endfunction()
 foreach(np 2 3)
   duo_mpi_fails(mpi_dist_abort_np${np} NP ${np}
@@ -78,6 +80,10 @@ if(TARGET duo-heat)
   duo_mpi_fails(mpi_heat_too_many_ranks NP 3
     PATTERN "3 ranks but only 2 rows"
     COMMAND $<TARGET_FILE:duo-heat> 5 2)
+  duo_mpi_fails(mpi_dist_agree_bad NP 2
+    PATTERN "DUO_DIST_AGREE=bogus. expected auto .the default. or full"
+    ENVIRONMENT DUO_DIST_AGREE=bogus
+    COMMAND $<TARGET_FILE:duo-heat> 8 8)
 endif()
 
 # mpi_<app>_np2..4: compare_ranks.sh runs duo-<app> on 1 and on 2..4
