@@ -194,8 +194,14 @@ template <int pending> static __device__ __forceinline__ void cp_async_wait()
 /* ------------------------------------------------------------------ */
 /* f32: SIMT FFMA                                                      */
 
-static constexpr int kBkF32 = 16;    /* k per slab                  */
-static constexpr int kStagesF32 = 4; /* slabs in the cp.async ring  */
+#ifndef DUO_GEMM_F32_BK /* tuning experiments only */
+#define DUO_GEMM_F32_BK 16
+#endif
+#ifndef DUO_GEMM_F32_STAGES
+#define DUO_GEMM_F32_STAGES 4
+#endif
+static constexpr int kBkF32 = DUO_GEMM_F32_BK;        /* k per slab       */
+static constexpr int kStagesF32 = DUO_GEMM_F32_STAGES; /* cp.async ring   */
 
 namespace {
 /* A block shape: WM x WN warps; each warp's lanes are 4 (m) x 8 (n), and
@@ -210,7 +216,12 @@ template <int WM_, int WN_, int R_> struct CfgF32 {
     /* Registers: R = 2 has 64 accumulators and gets up to 128 registers
      * (the 128 x 128 shape: two blocks of 256 threads per SM); R = 1 has
      * 16 and gets up to 85 (64 spill). */
+#ifdef DUO_GEMM_F32_MINB
+    static constexpr int MIN_BLOCKS =
+        R == 2 ? DUO_GEMM_F32_MINB : 65536 / THREADS / 80;
+#else
     static constexpr int MIN_BLOCKS = 65536 / THREADS / (R == 2 ? 128 : 80);
+#endif
     static constexpr int LDA = BM + 4, LDB = BN + 4; /* padded slab rows */
     static constexpr int SLAB_A = kBkF32 * LDA, SLAB_B = kBkF32 * LDB;
     static constexpr int SMEM =
@@ -295,7 +306,7 @@ template <bool KCONTIG, bool VEC, int MN, int NT> struct SlabF32 {
         constexpr int kRow = LD * (int)sizeof(float); /* bytes */
         if (KCONTIG) {
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
+            for (int h = 0; h < kBkF32 / 8; ++h)
 #pragma unroll
                 for (int i = 0; i < CN; ++i) {
                     const bool ok =
