@@ -19,8 +19,8 @@
  * in the k blocks of the CPU backends' order, a function of (m, n, k)
  * only (see "Split-K" below and duo.h).
  * Slabs are copied with cp.async (global -> shared, no registers) into a
- * ring of 4 stages: three slabs are in flight while one is multiplied,
- * with one barrier per slab.  The four transpose combinations are
+ * ring of 4 stages (3 for the f32 128 x 128 shape): the others are in
+ * flight while one is multiplied, with one barrier per slab.  The four transpose combinations are
  * template parameters; however an operand is stored, its slab is read
  * along the stored matrix's contiguous dimension, so the reads coalesce.
  * Edge tiles get zeros past the matrix (cp.async zero fill) and skip the
@@ -40,9 +40,11 @@
  *   distinct 16-byte words per load, one shared-memory wavefront each.
  *   (The small shapes give each thread 4 x 4, a warp 16 x 32.)
  *   Slab rows are padded by 4 floats so the transposing writes hit 32
- *   different banks.  k-slab of 16.  With no registers staging the copies,
- *   64 accumulators fit the kernel in 128 registers, so two blocks (16
- *   warps) share an SM and hide each other's barriers and latencies.
+ *   different banks.  k-slab of 16, or 32 in the 128 x 128 shape (half
+ *   the barriers; its ring of 3 keeps two blocks per SM).  With no
+ *   registers staging the copies, 64 accumulators fit the kernel in 128
+ *   registers, so two blocks (16 warps) share an SM and hide each other's
+ *   barriers and latencies.
  *   Blocks and slabs away from the edges copy without bounds checks: the
  *   main loop is about 88% FFMA.
  *
@@ -194,41 +196,30 @@ template <int pending> static __device__ __forceinline__ void cp_async_wait()
 /* ------------------------------------------------------------------ */
 /* f32: SIMT FFMA                                                      */
 
-#ifndef DUO_GEMM_F32_BK /* tuning experiments only */
-#define DUO_GEMM_F32_BK 16
-#endif
-#ifndef DUO_GEMM_F32_STAGES
-#define DUO_GEMM_F32_STAGES 4
-#endif
-static constexpr int kBkF32 = DUO_GEMM_F32_BK;        /* k per slab       */
-static constexpr int kStagesF32 = DUO_GEMM_F32_STAGES; /* cp.async ring   */
-
 namespace {
 /* A block shape: WM x WN warps; each warp's lanes are 4 (m) x 8 (n), and
  * each lane holds R x R groups of 4 x 4 elements of C, 16 rows and 32
  * columns apart (R = 2: an 8 x 8 sub-tile, a warp covers 32 x 64; R = 1:
  * 4 x 4, a warp covers 16 x 32).  Per k a lane reads 4R values of op(A)
  * and 4R of op(B) with 2R 128-bit shared loads and issues 16 R^2 FFMAs. */
-template <int WM_, int WN_, int R_> struct CfgF32 {
+template <int WM_, int WN_, int R_, int BK_ = 16, int STAGES_ = 4>
+struct CfgF32 {
     static constexpr int WM = WM_, WN = WN_, R = R_;
+    static constexpr int BK = BK_;         /* k per slab                 */
+    static constexpr int STAGES = STAGES_; /* slabs in the cp.async ring */
     static constexpr int BM = WM * 16 * R, BN = WN * 32 * R;
     static constexpr int THREADS = 32 * WM * WN;
     /* Registers: R = 2 has 64 accumulators and gets up to 128 registers
      * (the 128 x 128 shape: two blocks of 256 threads per SM); R = 1 has
      * 16 and gets up to 85 (64 spill). */
-#ifdef DUO_GEMM_F32_MINB
-    static constexpr int MIN_BLOCKS =
-        R == 2 ? DUO_GEMM_F32_MINB : 65536 / THREADS / 80;
-#else
     static constexpr int MIN_BLOCKS = 65536 / THREADS / (R == 2 ? 128 : 80);
-#endif
     static constexpr int LDA = BM + 4, LDB = BN + 4; /* padded slab rows */
-    static constexpr int SLAB_A = kBkF32 * LDA, SLAB_B = kBkF32 * LDB;
+    static constexpr int SLAB_A = BK * LDA, SLAB_B = BK * LDB;
     static constexpr int SMEM =
-        kStagesF32 * (SLAB_A + SLAB_B) * (int)sizeof(float);
+        STAGES * (SLAB_A + SLAB_B) * (int)sizeof(float);
 };
 
-/* One operand's 16 x MN slab, held k-major ([k][mn], rows of MN + 4
+/* One operand's BK x MN slab, held k-major ([k][mn], rows of MN + 4
  * floats) in shared memory, copied by NT threads.
  * KCONTIG (A not transposed, B transposed): the stored rows have k
  * contiguous, so the slab is transposed on the way in, one 4-byte copy per
@@ -236,17 +227,17 @@ template <int WM_, int WN_, int R_> struct CfgF32 {
  * rows, whose padding puts the warp's 32 writes in 32 banks.  Else the
  * stored rows are the slab's rows: 16-byte copies when aligned (VEC),
  * else 4-byte ones. */
-template <bool KCONTIG, bool VEC, int MN, int NT> struct SlabF32 {
+template <bool KCONTIG, bool VEC, int MN, int NT, int BK> struct SlabF32 {
     static constexpr int LD = MN + 4;
     /* KCONTIG: a thread's copies are k, k + 8 by mn, mn + CS, ... */
     static constexpr int CS = NT / 8, CN = MN / CS;
     /* VEC: MN / 4 chunks per slab row, VR rows per pass, VN passes. */
-    static constexpr int VC = MN / 4, VR = NT / VC, VN = kBkF32 / VR;
+    static constexpr int VC = MN / 4, VR = NT / VC, VN = BK / VR;
     /* Element copies: SR rows per pass, SN passes. */
-    static constexpr int SR = NT / MN, SN = kBkF32 / SR;
+    static constexpr int SR = NT / MN, SN = BK / SR;
     static_assert(KCONTIG ? (MN % CS == 0 && CN >= 1)
-                  : VEC   ? (NT % VC == 0 && VR >= 1 && kBkF32 % VR == 0)
-                          : (NT % MN == 0 && SR >= 1 && kBkF32 % SR == 0),
+                  : VEC   ? (NT % VC == 0 && VR >= 1 && BK % VR == 0)
+                          : (NT % MN == 0 && SR >= 1 && BK % SR == 0),
                   "slab shape and thread count do not fit");
 
     const float *ptr; /* this thread's first element of the next slab */
@@ -266,19 +257,19 @@ template <bool KCONTIG, bool VEC, int MN, int NT> struct SlabF32 {
             col = t >> 3;
             ptr = matrix + (size_t)(mn0 + col) * ld + row;
             next = CS * ld;
-            step = kBkF32;
+            step = BK;
         } else if (VEC) {
             row = t / VC;
             col = (t % VC) * 4;
             ptr = matrix + (size_t)row * ld + mn0 + col;
             next = VR * ld;
-            step = (size_t)kBkF32 * ld;
+            step = (size_t)BK * ld;
         } else {
             row = t / MN;
             col = t % MN;
             ptr = matrix + (size_t)row * ld + mn0 + col;
             next = SR * ld;
-            step = (size_t)kBkF32 * ld;
+            step = (size_t)BK * ld;
         }
         lim_mn = mn - (mn0 + col);
         lim_k = k - row;
@@ -292,13 +283,13 @@ template <bool KCONTIG, bool VEC, int MN, int NT> struct SlabF32 {
     __device__ __forceinline__ void issue(int stage, bool whole)
     {
         const uint32_t d =
-            dst + (uint32_t)(stage * kBkF32 * LD * sizeof(float));
+            dst + (uint32_t)(stage * BK * LD * sizeof(float));
         if (whole)
             copy<true>(d);
         else
             copy<false>(d);
         ptr += step;
-        lim_k -= kBkF32;
+        lim_k -= BK;
     }
 
     template <bool WHOLE> __device__ __forceinline__ void copy(uint32_t d)
@@ -306,7 +297,7 @@ template <bool KCONTIG, bool VEC, int MN, int NT> struct SlabF32 {
         constexpr int kRow = LD * (int)sizeof(float); /* bytes */
         if (KCONTIG) {
 #pragma unroll
-            for (int h = 0; h < kBkF32 / 8; ++h)
+            for (int h = 0; h < BK / 8; ++h)
 #pragma unroll
                 for (int i = 0; i < CN; ++i) {
                     const bool ok =
@@ -369,7 +360,7 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     constexpr int R = CFG::R, BM = CFG::BM, BN = CFG::BN;
     extern __shared__ __align__(16) unsigned char gemm_smem[];
     float *sa = reinterpret_cast<float *>(gemm_smem); /* ring of A slabs */
-    float *sb = sa + kStagesF32 * CFG::SLAB_A;
+    float *sb = sa + CFG::STAGES * CFG::SLAB_A;
 
     /* Split-K: this block row's k block, as a product of its own. */
     const float *a = p.a, *b = p.b;
@@ -385,17 +376,17 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
-    SlabF32<!TA, VEC, BM, CFG::THREADS> la(
+    SlabF32<!TA, VEC, BM, CFG::THREADS, CFG::BK> la(
         a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
-    SlabF32<TB, VEC, BN, CFG::THREADS> lb(
+    SlabF32<TB, VEC, BN, CFG::THREADS, CFG::BK> lb(
         b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
 
     /* Blocks and slabs away from the edges copy without bounds checks. */
     const bool inside_a = m0 + BM <= p.m, inside_b = n0 + BN <= p.n;
-    const int slabs = (k + kBkF32 - 1) / kBkF32;
-    const int whole_slabs = k / kBkF32;
+    const int slabs = (k + CFG::BK - 1) / CFG::BK;
+    const int whole_slabs = k / CFG::BK;
 #pragma unroll
-    for (int s = 0; s < kStagesF32 - 1; ++s) {
+    for (int s = 0; s < CFG::STAGES - 1; ++s) {
         if (s < slabs) {
             la.issue(s, inside_a && s < whole_slabs);
             lb.issue(s, inside_b && s < whole_slabs);
@@ -420,19 +411,19 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     for (int s = 0; s < slabs; ++s) {
         /* Slab s has landed for this thread; the barrier makes it so for
          * all and frees the stage read in iteration s - 1 for refilling. */
-        cp_async_wait<kStagesF32 - 2>();
+        cp_async_wait<CFG::STAGES - 2>();
         __syncthreads();
-        const int ahead = s + kStagesF32 - 1;
+        const int ahead = s + CFG::STAGES - 1;
         if (ahead < slabs) {
-            la.issue(ahead % kStagesF32, inside_a && ahead < whole_slabs);
-            lb.issue(ahead % kStagesF32, inside_b && ahead < whole_slabs);
+            la.issue(ahead % CFG::STAGES, inside_a && ahead < whole_slabs);
+            lb.issue(ahead % CFG::STAGES, inside_b && ahead < whole_slabs);
         }
         cp_async_commit();
 
-        const float *xa = sa + (s % kStagesF32) * CFG::SLAB_A;
-        const float *xb = sb + (s % kStagesF32) * CFG::SLAB_B;
+        const float *xa = sa + (s % CFG::STAGES) * CFG::SLAB_A;
+        const float *xb = sb + (s % CFG::STAGES) * CFG::SLAB_B;
 #pragma unroll
-        for (int kk = 0; kk < kBkF32; ++kk) {
+        for (int kk = 0; kk < CFG::BK; ++kk) {
             float av[4 * R], bv[4 * R];
 #pragma unroll
             for (int r = 0; r < R; ++r) {
@@ -805,7 +796,10 @@ static duo_status smem_failed(const char *where, const char *kernel,
  * ones give more blocks where C has too few 128 x 128 tiles to fill the
  * GPU (64 at 1024^2 on a GPU of 132 SMs).  64 x 128 is 128 x 64 turned
  * round, for C with few rows (64 x 8192 split over k). */
-using F32Shape0 = CfgF32<4, 2, 2>; /* 128 x 128, 256 threads, 8 x 8 each */
+/* 128 x 128, 256 threads, 8 x 8 each; k slabs of 32 in a ring of 3 (half
+ * the barriers per FFMA: 5% faster from 2048^3 up on an H100, where the
+ * other shapes lose a block per SM to the larger slabs). */
+using F32Shape0 = CfgF32<4, 2, 2, 32, 3>;
 using F32Shape1 = CfgF32<4, 1, 2>; /* 128 x 64, 128 threads, 8 x 8 each  */
 using F32Shape2 = CfgF32<2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8 each  */
 using F32Shape3 = CfgF32<4, 2, 1>; /* 64 x 64, 256 threads, 4 x 4 each   */
