@@ -12,7 +12,8 @@
  *    last block to finish folds the 1024 slots (step 5's tree) and writes
  *    the result: to device memory (the async forms) or, for duo_reduce,
  *    straight into mapped pinned host memory, so the host only waits --
- *    no copy is queued after the kernel.
+ *    no copy is queued after the kernel.  A grid of one block (small n)
+ *    folds its own value at once: no slot, fence or ticket.
  *
  * The atomic only decides which block folds; the order of every
  * operation depends on n alone, so the bits match the CPU backends'.
@@ -122,10 +123,12 @@ __device__ typename Op::acc block_fold(typename Op::acc v)
  * identity), by a block of THREADS threads that each play FINAL / THREADS
  * of the fold's FINAL_THREADS threads: thread t plays t, t + THREADS, ...,
  * so warp w plays the fold's warps w, w + THREADS/32, ...  Valid in
- * thread 0. */
+ * thread 0.  A grid of one block passes slots = NULL and its own partial
+ * in `own` (thread 0's): the same fold, with no slot written and read
+ * back, so no fence or ticket either. */
 template <class Op>
 __device__ typename Op::acc final_fold(const typename Op::acc *slots,
-                                       unsigned used)
+                                       unsigned used, typename Op::acc own)
 {
     typedef typename Op::acc Acc;
     constexpr int PLAYS = DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_THREADS;
@@ -138,7 +141,9 @@ __device__ typename Op::acc final_fold(const typename Op::acc *slots,
 #pragma unroll
     for (int j = 0; j < PLAYS; ++j) {
         const unsigned t = threadIdx.x + j * DUO_REDUCE_THREADS;
-        Acc v = t < used ? load_cg(slots + t) : Op::identity();
+        Acc v = slots == NULL ? (t == 0 ? own : Op::identity())
+                : t < used    ? load_cg(slots + t)
+                              : Op::identity();
         for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
             v = Op::apply(v, shfl_down(v, h));
         if (lane == 0)
@@ -254,10 +259,16 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
         if (threadIdx.x == 0)
             slot = Op::apply(slot, mine);
     }
+    if (gridDim.x == 1) { /* small n: one launch-bound block */
+        const Acc v = final_fold<Op>(NULL, 1, slot);
+        if (threadIdx.x == 0)
+            out.write(v);
+        return;
+    }
     if (threadIdx.x == 0)
         slots[blockIdx.x] = slot;
     if (finished_last(counter)) {
-        const Acc v = final_fold<Op>(slots, gridDim.x);
+        const Acc v = final_fold<Op>(slots, gridDim.x, Op::identity());
         if (threadIdx.x == 0) {
             out.write(v);
             *counter = 0; /* ready for the next reduction on this scratch */
@@ -524,20 +535,22 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
                 slot[k] = slot[k] + mine;
         }
     }
-    if (threadIdx.x == 0)
+    const bool single = gridDim.x == 1; /* as in reduce_kernel */
+    if (!single && threadIdx.x == 0)
 #pragma unroll
         for (int k = 0; k < K; ++k)
             slots[k * DUO_REDUCE_FINAL_THREADS + blockIdx.x] = slot[k];
-    if (finished_last(counter)) {
+    if (single || finished_last(counter)) {
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             const double v = final_fold<Op>(
-                slots + k * DUO_REDUCE_FINAL_THREADS, gridDim.x);
+                single ? NULL : slots + k * DUO_REDUCE_FINAL_THREADS,
+                gridDim.x, slot[k]);
             if (threadIdx.x == 0)
                 out[k] = v;
             __syncthreads(); /* final_fold's shared sums, reused */
         }
-        if (threadIdx.x == 0)
+        if (!single && threadIdx.x == 0)
             *counter = 0;
     }
 }
