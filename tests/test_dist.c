@@ -276,7 +276,8 @@ static void test_halo(void)
  * range of magnitudes, with special values planted by `flavour`:
  *   0 plain;  1 NaN at 2/3 and 5/6 of the array (first one wins);
  *   2 zeros of both signs only;  3 ties: the extreme value at several
- *   places, the first one late. */
+ *   places, the first one late;  4 -0 everywhere (duo's sum is +0: its
+ *   fold meets the identity +0, min and max are -0). */
 static void make_array(duo_dtype type, size_t n, int flavour, uint64_t seed,
                        void *out)
 {
@@ -285,8 +286,8 @@ static void make_array(duo_dtype type, size_t n, int flavour, uint64_t seed,
     for (size_t i = 0; i < n; ++i) {
         double v = test_rng_wide(&rng, -20, 20);
         uint64_t u = test_rng_u64(&rng);
-        if (flavour == 2) {
-            v = (u & 1) ? -0.0 : 0.0;
+        if (flavour == 2 || flavour == 4) {
+            v = flavour == 4 || (u & 1) ? -0.0 : 0.0;
             u = 0;
         }
         switch (type) {
@@ -562,13 +563,18 @@ static void test_reduce(void)
         for (size_t k = 0; k < sizeof ns / sizeof ns[0]; ++k)
             for (int how = 0; how < 2; ++how)
                 test_reduce_case((duo_dtype)t, ns[k], 0, how, ++seed);
-    /* Special values, f32 and f64, across chunk and rank boundaries. */
+    /* Special values, f32 and f64, across chunk and rank boundaries; all
+     * -0 also inline (n <= DUO_DIST_INLINE) with one element per rank. */
     static const size_t special[] = {6, 8, 9, 5000, 3 * 65536 + 17};
-    for (int t = 0; t < 2; ++t)
+    for (int t = 0; t < 2; ++t) {
         for (size_t k = 0; k < sizeof special / sizeof special[0]; ++k)
-            for (int flavour = 1; flavour <= 3; ++flavour)
+            for (int flavour = 1; flavour <= 4; ++flavour)
                 test_reduce_case((duo_dtype)t, special[k], flavour, 1,
                                  ++seed);
+        for (size_t n = 1; n <= 3; ++n)
+            for (int how = 0; how < 2; ++how)
+                test_reduce_case((duo_dtype)t, n, 4, how, ++seed);
+    }
     for (int t = 2; t < 5; ++t)
         test_reduce_case((duo_dtype)t, 3 * 65536 + 17, 3, 0, ++seed);
 }

@@ -26,12 +26,19 @@
 #define MIN(a, b) DUO_COMBINE_DUO_MIN(a, b)
 #define MAX(a, b) DUO_COMBINE_DUO_MAX(a, b)
 
+/* Combining a value with the identity is idempotent for every operation
+ * here: x + 0 is x except that -0 becomes +0, and then stays +0; min and
+ * max with the identity are x, NaN included.  So a run of such steps
+ * gives the bits of one, and one is all that is computed (a chain of
+ * dependent adds of zero would be most of a small reduction's time). */
+
 /* Step 4 of reduce_order.h, v[i] = v[i] + v[i + h] for h = size/2 .. 1,
  * on an array of `size` values of which only v[0..active) may differ
  * from the identity and only those are stored.  A step combines
  * i < min(active, h) -- an entry next to the identity still gets
  * combined with it (for sums that turns -0 into +0, as on the GPU) --
- * after which only v[0..min(active, h)) is read again. */
+ * after which only v[0..min(active, h)) is read again.  Once v[0] alone
+ * is left, the remaining steps combine it with the identity: once. */
 #define FOLD(v, size, OP, IDENTITY, active)                               \
     do {                                                                  \
         size_t m_ = (active);                                             \
@@ -41,14 +48,19 @@
                 (v)[i_] = OP((v)[i_], i_ + h_ < m_ ? (v)[i_ + h_]         \
                                                    : (IDENTITY));         \
             m_ = lim_;                                                    \
+            if (m_ <= 1 && h_ > 1) { /* steps h_/2 .. 1 remain */         \
+                if (m_ == 1)                                              \
+                    (v)[0] = OP((v)[0], (IDENTITY));                      \
+                break;                                                    \
+            }                                                             \
         }                                                                 \
     } while (0)
 
-/* FOLD of one stored value (live: 1, or 0 for none): each step combines
- * it with the identity. */
+/* FOLD of one stored value (live: 1, or 0 for none): each of its
+ * log2(size) steps combines it with the identity, so one does. */
 #define FOLD_ONE(x, size, OP, IDENTITY, live)                             \
     do {                                                                  \
-        for (size_t h_ = (size) / 2; h_ > 0 && (live); h_ /= 2)           \
+        if ((live) && (size) >= 2)                                        \
             (x) = OP((x), (IDENTITY));                                    \
     } while (0)
 
@@ -74,10 +86,11 @@
                                  : OP(lane[0], lane[1]);                 \
         }                                                                \
         /* The block: warp 0 folds; then the warps, only warp 0's value  \
-         * not the identity (none with no data). */                      \
-        FOLD(thread, DUO_REDUCE_WARP, OP, IDENTITY, active);             \
-        Acc part = active > 0 ? thread[0] : IDENTITY;                    \
+         * not the identity (none with no data).  (A variable, so that   \
+         * max_u64's x > 0 is not a constant comparison.) */              \
         const Acc identity = IDENTITY;                                   \
+        FOLD(thread, DUO_REDUCE_WARP, OP, identity, active);             \
+        Acc part = active > 0 ? thread[0] : identity;                    \
         FOLD_ONE(part, DUO_REDUCE_THREADS / DUO_REDUCE_WARP, OP,         \
                  identity, active > 0);                                  \
         /* Step 5 with one partial: thread 0 of FINAL_THREADS holds it,  \
