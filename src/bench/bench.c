@@ -409,6 +409,13 @@ static void measure_blocked(bench *b, bench_op duo, bench_op ys, void *ctx,
 /* ------------------------------------------------------------------ */
 /* Rows                                                                */
 
+/* Whether row r is the measurement target tg names. */
+static int row_answers(const row *r, const target_def *tg)
+{
+    return strcmp(tg->group, r->group) == 0 &&
+           strcmp(tg->what, r->what) == 0 && strcmp(tg->size, r->size) == 0;
+}
+
 static row *new_row(bench *b, const char *group, const char *what,
                     const char *size)
 {
@@ -432,9 +439,7 @@ static row *new_row(bench *b, const char *group, const char *what,
     r->unit = "";
     r->unit_scale = 1.0;
     for (size_t t = 0; t < NTARGETS; ++t)
-        if (TARGETS[t].gpu == b->gpu && strcmp(TARGETS[t].group, group) == 0 &&
-            strcmp(TARGETS[t].what, what) == 0 &&
-            strcmp(TARGETS[t].size, size) == 0)
+        if (TARGETS[t].gpu == b->gpu && row_answers(r, &TARGETS[t]))
             r->target = &TARGETS[t];
     return r;
 }
@@ -492,13 +497,6 @@ static int target_state_for(const row *r, const target_def *tg,
 static int target_state(const row *r, double *measured)
 {
     return target_state_for(r, r->target, measured);
-}
-
-/* Whether row r is the measurement target tg names. */
-static int row_answers(const row *r, const target_def *tg)
-{
-    return strcmp(tg->group, r->group) == 0 &&
-           strcmp(tg->what, r->what) == 0 && strcmp(tg->size, r->size) == 0;
 }
 
 static void format_time(char *buf, size_t size, double ms)
