@@ -20,9 +20,10 @@
  * only (see "Split-K" below and duo.h).
  * Slabs are copied with cp.async (global -> shared, no registers) into a
  * ring of 4 stages (3 for the f32 128 x 128 shape): the others are in
- * flight while one is multiplied, with one barrier per slab.  The four transpose combinations are
- * template parameters; however an operand is stored, its slab is read
- * along the stored matrix's contiguous dimension, so the reads coalesce.
+ * flight while one is multiplied, with one barrier per slab.  The four
+ * transpose combinations are template parameters; however an operand is
+ * stored, its slab is read along the stored matrix's contiguous
+ * dimension, so the reads coalesce.
  * Edge tiles get zeros past the matrix (cp.async zero fill) and skip the
  * stores.  16-byte copies need 16-byte-aligned pointers and leading
  * dimensions; when A or B does not allow them, the same kernel is
@@ -797,8 +798,8 @@ static duo_status smem_failed(const char *where, const char *kernel,
  * GPU (64 at 1024^2 on a GPU of 132 SMs).  64 x 128 is 128 x 64 turned
  * round, for C with few rows (64 x 8192 split over k). */
 /* 128 x 128, 256 threads, 8 x 8 each; k slabs of 32 in a ring of 3 (half
- * the barriers per FFMA: 5% faster from 2048^3 up on an H100, where the
- * other shapes lose a block per SM to the larger slabs). */
+ * the barriers per FFMA: 3 to 6% faster from 2048^3 up on an H100; the
+ * other shapes would lose a block per SM to the larger slabs). */
 using F32Shape0 = CfgF32<4, 2, 2, 32, 3>;
 using F32Shape1 = CfgF32<4, 1, 2>; /* 128 x 64, 128 threads, 8 x 8 each  */
 using F32Shape2 = CfgF32<2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8 each  */

@@ -15,7 +15,7 @@
  *    no copy is queued after the kernel.  In reduce_kernel a grid of one
  *    block (small n) folds its own value at once: no slot, fence or
  *    ticket.  (dot_kernel keeps the ticket: skipping it there made
- *    duo-cg's iterations 5% slower on an H100.)
+ *    duo-cg's iterations 6% slower on an H100.)
  *
  * The atomic only decides which block folds; the order of every
  * operation depends on n alone, so the bits match the CPU backends'.
