@@ -9,7 +9,8 @@
  * tiles (256 threads) each element brought into shared memory feeds 128
  * multiply-adds.  Where C has too few such tiles to fill the GPU (64 at
  * 1024^2 on 132 SMs) smaller tiles give more blocks: f32 128 x 64, 64 x
- * 128, 64 x 64, 32 x 64, 32 x 32; f64 64 x 64, 64 x 32, 32 x 32.
+ * 128, 64 x 64, 32 x 64, 32 x 32; f64 64 x 64, 64 x 32, 32 x 32.  f32
+ * also has 128 x 256 for the largest products.
  * pick_shape times each shape with a model fitted to measurements (waves
  * of blocks per SM, speed by warps per SM) and takes the fastest
  * (DUO_GEMM_TILE forces one).  No shape splits k: each element of C is
@@ -34,7 +35,8 @@
  * f32: plain FFMA on the CUDA cores (strict IEEE single, no TF32).
  *   Each thread computes an 8 x 8 sub-tile of C as outer products: per k
  *   it reads 8 values of op(A) and 8 of op(B) with four 128-bit shared
- *   loads and issues 64 FFMAs.  For that both slabs are held k-major
+ *   loads and issues 64 FFMAs (8 x 16 in the 128 x 256 shape: six loads,
+ *   128 FFMAs).  For that both slabs are held k-major
  *   ([k][m] and [k][n]); an operand stored with k contiguous (A not
  *   transposed, B transposed) is transposed on its way in, by 4-byte
  *   copies.  A warp covers 32 x 64 of C: its lanes read 4 (A) and 8 (B)
@@ -45,7 +47,9 @@
  *   the barriers; its ring of 3 keeps two blocks per SM).  With no
  *   registers staging the copies, 64 accumulators fit the kernel in 128
  *   registers, so two blocks (16 warps) share an SM and hide each other's
- *   barriers and latencies.
+ *   barriers and latencies.  The 128 x 256 shape's 128 accumulators take
+ *   the SM's registers for one block; its 8 warps hide latency with the
+ *   longer runs of independent FFMAs.
  *   Blocks and slabs away from the edges copy without bounds checks: the
  *   main loop is about 88% FFMA.
  *
@@ -79,7 +83,7 @@
 /* ------------------------------------------------------------------ */
 /* Shared by both kernels                                              */
 
-static constexpr int kMaxTile = 128; /* largest C tile edge of a block   */
+static constexpr int kMaxTile = 256; /* largest C tile edge of a block   */
 static constexpr int kGroupRows = 8;  /* tile rows per rasterization group */
 
 /* Largest m, n or k of a multiply: a tile offset plus one tile and one
@@ -199,21 +203,24 @@ template <int pending> static __device__ __forceinline__ void cp_async_wait()
 
 namespace {
 /* A block shape: WM x WN warps; each warp's lanes are 4 (m) x 8 (n), and
- * each lane holds R x R groups of 4 x 4 elements of C, 16 rows and 32
- * columns apart (R = 2: an 8 x 8 sub-tile, a warp covers 32 x 64; R = 1:
- * 4 x 4, a warp covers 16 x 32).  Per k a lane reads 4R values of op(A)
- * and 4R of op(B) with 2R 128-bit shared loads and issues 16 R^2 FFMAs. */
-template <int WM_, int WN_, int R_, int BK_ = 16, int STAGES_ = 4>
+ * each lane holds RM x RN groups of 4 x 4 elements of C, 16 rows and 32
+ * columns apart (RM = 2, RN = 4: an 8 x 16 sub-tile, a warp covers
+ * 32 x 128; RM = RN = 2: 8 x 8, 32 x 64; RM = RN = 1: 4 x 4, 16 x 32).
+ * Per k a lane reads 4 RM values of op(A) and 4 RN of op(B) with RM + RN
+ * 128-bit shared loads and issues 16 RM RN FFMAs. */
+template <int WM_, int WN_, int RM_, int RN_, int BK_ = 16, int STAGES_ = 4>
 struct CfgF32 {
-    static constexpr int WM = WM_, WN = WN_, R = R_;
+    static constexpr int WM = WM_, WN = WN_, RM = RM_, RN = RN_;
     static constexpr int BK = BK_;         /* k per slab                 */
     static constexpr int STAGES = STAGES_; /* slabs in the cp.async ring */
-    static constexpr int BM = WM * 16 * R, BN = WN * 32 * R;
+    static constexpr int BM = WM * 16 * RM, BN = WN * 32 * RN;
     static constexpr int THREADS = 32 * WM * WN;
-    /* Registers: R = 2 has 64 accumulators and gets up to 128 registers
-     * (the 128 x 128 shape: two blocks of 256 threads per SM); R = 1 has
-     * 16 and gets up to 85 (64 spill). */
-    static constexpr int MIN_BLOCKS = 65536 / THREADS / (R == 2 ? 128 : 80);
+    /* Registers: 8 x 16 (128 accumulators) gets all 255, one block of
+     * 256 threads per SM; 8 x 8 (64) gets up to 128 (the 128 x 128
+     * shape: two blocks of 256 threads per SM); 4 x 4 (16) gets up to 85
+     * (64 spill). */
+    static constexpr int REGS = RM * RN >= 8 ? 255 : RM * RN >= 4 ? 128 : 80;
+    static constexpr int MIN_BLOCKS = 65536 / THREADS / REGS;
     static constexpr int LDA = BM + 4, LDB = BN + 4; /* padded slab rows */
     static constexpr int SLAB_A = BK * LDA, SLAB_B = BK * LDB;
     static constexpr int SMEM =
@@ -326,6 +333,22 @@ template <bool KCONTIG, bool VEC, int MN, int NT, int BK> struct SlabF32 {
 };
 } // namespace
 
+/* v[4 r .. 4 r + 3] = the 4 floats at x + GAP r for r < G: one 128-bit
+ * shared load each (a lane's groups of op(A) or op(B) at one k). */
+template <int G, int GAP>
+static __device__ __forceinline__ void load_groups(float (&v)[4 * G],
+                                                   const float *x)
+{
+#pragma unroll
+    for (int r = 0; r < G; ++r) {
+        const float4 f = *reinterpret_cast<const float4 *>(x + GAP * r);
+        v[4 * r] = f.x;
+        v[4 * r + 1] = f.y;
+        v[4 * r + 2] = f.z;
+        v[4 * r + 3] = f.w;
+    }
+}
+
 /* c[0..left) = v + beta * c (C read only when beta != 0), at most 4. */
 static __device__ __forceinline__ void store_c4(float *c, const float (&v)[4],
                                                 int left, float beta,
@@ -358,7 +381,7 @@ template <class CFG, bool TA, bool TB, bool VEC>
 static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     gemm_f32_kernel(const GemmParams<float> p)
 {
-    constexpr int R = CFG::R, BM = CFG::BM, BN = CFG::BN;
+    constexpr int RM = CFG::RM, RN = CFG::RN, BM = CFG::BM, BN = CFG::BN;
     extern __shared__ __align__(16) unsigned char gemm_smem[];
     float *sa = reinterpret_cast<float *>(gemm_smem); /* ring of A slabs */
     float *sb = sa + CFG::STAGES * CFG::SLAB_A;
@@ -398,14 +421,14 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     /* The lane's rows am + (i & 3) + 16 (i >> 2), columns bn + (j & 3) +
      * 32 (j >> 2). */
     const int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
-    const int am = (warp / CFG::WN) * 16 * R + (lane >> 3) * 4;
-    const int bn = (warp % CFG::WN) * 32 * R + (lane & 7) * 4;
+    const int am = (warp / CFG::WN) * 16 * RM + (lane >> 3) * 4;
+    const int bn = (warp % CFG::WN) * 32 * RN + (lane & 7) * 4;
 
-    float acc[4 * R][4 * R];
+    float acc[4 * RM][4 * RN];
 #pragma unroll
-    for (int i = 0; i < 4 * R; ++i)
+    for (int i = 0; i < 4 * RM; ++i)
 #pragma unroll
-        for (int j = 0; j < 4 * R; ++j)
+        for (int j = 0; j < 4 * RN; ++j)
             acc[i][j] = 0.0f;
 
 #pragma unroll 1
@@ -425,38 +448,25 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         const float *xb = sb + (s % CFG::STAGES) * CFG::SLAB_B;
 #pragma unroll
         for (int kk = 0; kk < CFG::BK; ++kk) {
-            float av[4 * R], bv[4 * R];
+            float av[4 * RM], bv[4 * RN];
+            load_groups<RM, 16>(av, xa + kk * CFG::LDA + am);
+            load_groups<RN, 32>(bv, xb + kk * CFG::LDB + bn);
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const float4 a4 = *reinterpret_cast<const float4 *>(
-                    xa + kk * CFG::LDA + am + 16 * r);
-                const float4 b4 = *reinterpret_cast<const float4 *>(
-                    xb + kk * CFG::LDB + bn + 32 * r);
-                av[4 * r] = a4.x;
-                av[4 * r + 1] = a4.y;
-                av[4 * r + 2] = a4.z;
-                av[4 * r + 3] = a4.w;
-                bv[4 * r] = b4.x;
-                bv[4 * r + 1] = b4.y;
-                bv[4 * r + 2] = b4.z;
-                bv[4 * r + 3] = b4.w;
-            }
+            for (int i = 0; i < 4 * RM; ++i)
 #pragma unroll
-            for (int i = 0; i < 4 * R; ++i)
-#pragma unroll
-                for (int j = 0; j < 4 * R; ++j)
+                for (int j = 0; j < 4 * RN; ++j)
                     acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
     }
 
 #pragma unroll
-    for (int i = 0; i < 4 * R; ++i) {
+    for (int i = 0; i < 4 * RM; ++i) {
         const int row = m0 + am + (i & 3) + (i >> 2) * 16;
         if (row >= p.m)
             continue;
         float *crow = c + (size_t)row * p.ldc;
 #pragma unroll
-        for (int h = 0; h < R; ++h) {
+        for (int h = 0; h < RN; ++h) {
             const int col = n0 + bn + h * 32;
             float v[4];
 #pragma unroll
@@ -793,19 +803,24 @@ static duo_status smem_failed(const char *where, const char *kernel,
 /* ------------------------------------------------------------------ */
 /* Block shapes and the choice among them                              */
 
-/* Largest first.  128 x 128 is the shape for large products; the smaller
- * ones give more blocks where C has too few 128 x 128 tiles to fill the
- * GPU (64 at 1024^2 on a GPU of 132 SMs).  64 x 128 is 128 x 64 turned
- * round, for C with few rows (64 x 8192 split over k). */
+/* Largest first.  128 x 256 and 128 x 128 are the shapes for large
+ * products; the smaller ones give more blocks where C has too few large
+ * tiles to fill the GPU (64 of 128 x 128 at 1024^2 on a GPU of 132 SMs).
+ * 64 x 128 is 128 x 64 turned round, for C with few rows (64 x 8192
+ * split over k). */
+/* 128 x 256, 256 threads, 8 x 16 each, one block per SM: 21 FFMAs per
+ * shared load instead of 16 (2 to 3% faster than 128 x 128 at 4096^3 and
+ * 8192^3 on an H100, NN and NT). */
+using F32Shape0 = CfgF32<4, 2, 2, 4, 32, 3>;
 /* 128 x 128, 256 threads, 8 x 8 each; k slabs of 32 in a ring of 3 (half
  * the barriers per FFMA: 3 to 6% faster from 2048^3 up on an H100; the
- * other shapes would lose a block per SM to the larger slabs). */
-using F32Shape0 = CfgF32<4, 2, 2, 32, 3>;
-using F32Shape1 = CfgF32<4, 1, 2>; /* 128 x 64, 128 threads, 8 x 8 each  */
-using F32Shape2 = CfgF32<2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8 each  */
-using F32Shape3 = CfgF32<4, 2, 1>; /* 64 x 64, 256 threads, 4 x 4 each   */
-using F32Shape4 = CfgF32<2, 2, 1>; /* 32 x 64, 128 threads, 4 x 4 each   */
-using F32Shape5 = CfgF32<2, 1, 1>; /* 32 x 32, 64 threads, 4 x 4 each    */
+ * smaller shapes would lose a block per SM to the larger slabs). */
+using F32Shape1 = CfgF32<4, 2, 2, 2, 32, 3>;
+using F32Shape2 = CfgF32<4, 1, 2, 2>; /* 128 x 64, 128 threads, 8 x 8   */
+using F32Shape3 = CfgF32<2, 2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8   */
+using F32Shape4 = CfgF32<4, 2, 1, 1>; /* 64 x 64, 256 threads, 4 x 4    */
+using F32Shape5 = CfgF32<2, 2, 1, 1>; /* 32 x 64, 128 threads, 4 x 4    */
+using F32Shape6 = CfgF32<2, 1, 1, 1>; /* 32 x 32, 64 threads, 4 x 4     */
 using F64Shape0 = CfgF64<2, 4, 4, 4>; /* 128 x 128, 8 warps of 64 x 32   */
 using F64Shape1 = CfgF64<2, 2, 2, 4>; /* 64 x 64, 4 warps of 32 x 32     */
 using F64Shape2 = CfgF64<2, 2, 2, 2>; /* 64 x 32, 4 warps of 32 x 16     */
@@ -885,18 +900,22 @@ static constexpr ShapeInfo info_f64(const char *name, double peak,
  * 99 times in all; rms error 7% (f32) and 10% (f64), about the noise
  * between runs.  With them, the model's choice is the fastest measured
  * shape in every row but three where the fastest was within 4.4% of it
- * (f32 513x257x129 and 64x8192x8192, f64 512^3), and it keeps 128 x 128
- * f32 for 4096^3 and up (the old count of issue slots took 128 x 64 at
- * 8192^3).  64 x 128 was not in that run: it has 128 x 64's warps and
- * per-thread work, so it gets its constants.  On other GPUs the SM count
+ * (f32 513x257x129 and 64x8192x8192, f64 512^3), and it keeps the large
+ * f32 tiles for 4096^3 and up (the old count of issue slots took 128 x 64
+ * at 8192^3).  64 x 128 was not in that run: it has 128 x 64's warps and
+ * per-thread work, so it gets its constants.  128 x 256 came later: its
+ * peak is set from its times at 4096^3 and 8192^3 NN on an H100 (2977
+ * and 23590 us; the model, other constants unchanged, gives 2991 and
+ * 23713), so the model takes it over 128 x 128 from 2048^3 up.  On other GPUs the SM count
  * and residency are the GPU's own; the speeds are only relative. */
 static const ShapeInfo kShapesF32[] = {
-    info_f32<F32Shape0>("128x128", 401, 1.98),
-    info_f32<F32Shape1>("128x64", 383, 1.98),
-    info_f32<F32Shape2>("64x128", 383, 1.98),
-    info_f32<F32Shape3>("64x64", 260, 1.98),
-    info_f32<F32Shape4>("32x64", 247, 1.98),
-    info_f32<F32Shape5>("32x32", 233, 1.98)};
+    info_f32<F32Shape0>("128x256", 456, 1.98),
+    info_f32<F32Shape1>("128x128", 401, 1.98),
+    info_f32<F32Shape2>("128x64", 383, 1.98),
+    info_f32<F32Shape3>("64x128", 383, 1.98),
+    info_f32<F32Shape4>("64x64", 260, 1.98),
+    info_f32<F32Shape5>("32x64", 247, 1.98),
+    info_f32<F32Shape6>("32x32", 233, 1.98)};
 static const TimeModel kModelF32 = {74.3, 0.0};
 static const ShapeInfo kShapesF64[] = {
     info_f64<F64Shape0>("128x128", 342, 0.13),
@@ -1057,6 +1076,7 @@ static duo_status launch_index(int shape, const GemmParams<float> &p,
     case 3: return launch_shape<F32Shape3>(p, ta, tb, vec, splits);
     case 4: return launch_shape<F32Shape4>(p, ta, tb, vec, splits);
     case 5: return launch_shape<F32Shape5>(p, ta, tb, vec, splits);
+    case 6: return launch_shape<F32Shape6>(p, ta, tb, vec, splits);
     default: return launch_shape<F32Shape0>(p, ta, tb, vec, splits);
     }
 }

@@ -88,7 +88,7 @@ step memcheck_test_gemm 400 compute-sanitizer --tool memcheck --error-exitcode 9
 step bench_auto 420 build/cuda/bin/duo-bench --only gemm --out "$out/auto"
 
 # 6. racecheck, a small run per tile shape.
-for t in 128x128 128x64 64x128 64x64 32x64 32x32; do
+for t in 128x256 128x128 128x64 64x128 64x64 32x64 32x32; do
     DUO_GEMM_TILE=$t step "racecheck_f32_$t" 120 compute-sanitizer --tool racecheck \
         --error-exitcode 9 build/cuda/bin/duo-gemm 131 70 45 --ta --reps 1 --check
 done
@@ -104,7 +104,7 @@ mid="256x256x256,512x512x512,1000x1000x1000,1023x1023x1023,1024x1024x1024"
 mid="$mid,2048x2048x2048,4096x4096x4096,513x257x129,4096x4096x64"
 mid="$mid,8192x64x8192,64x8192x8192,1023x1023x1023NT,1023x1023x1023TN"
 mid="$mid,4096x4096x4096NT,4096x4096x4096TN"
-for t in 128x128 128x64 64x128 64x64 32x64 32x32; do
+for t in 128x256 128x128 128x64 64x128 64x64 32x64 32x32; do
     DUO_GEMM_TILE=$t DUO_BENCH_GEMM_SHAPES="f32:$mid" \
         step "tile_f32_$t" 240 build/cuda/bin/duo-bench --only gemm --out "$out/f32_$t"
 done
@@ -124,7 +124,7 @@ done
     python3 - "$out" <<'EOF'
 import csv, os, sys
 out = sys.argv[1]
-for prec, tiles in (("f32", ["auto", "128x128", "128x64", "64x128", "64x64", "32x64", "32x32"]),
+for prec, tiles in (("f32", ["auto", "128x256", "128x128", "128x64", "64x128", "64x64", "32x64", "32x32"]),
                     ("f64", ["auto", "128x128", "64x64", "64x32", "32x32"])):
     table, order = {}, []
     for t in tiles:

@@ -690,9 +690,9 @@ static void test_tile_shapes(size_t es)
 {
     if (!is_cuda())
         return;
-    static const char *const f32_shapes[] = {"128x128", "128x64", "64x128",
-                                             "64x64",   "32x64",  "32x32",
-                                             NULL};
+    static const char *const f32_shapes[] = {
+        "128x256", "128x128", "128x64", "64x128", "64x64", "32x64", "32x32",
+        NULL};
     static const char *const f64_shapes[] = {"128x128", "64x64", "64x32",
                                              "32x32", NULL};
     const char *const *names = es == 4 ? f32_shapes : f64_shapes;
