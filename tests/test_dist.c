@@ -581,6 +581,18 @@ static void test_reduce(void)
 
 /* Every rank makes the same bad call, or ranks disagree: each gets the
  * status and a message, nobody waits (abort mode off). */
+typedef struct reduce_capture_ctx {
+    const double *x;
+    const duo_dist_range *range;
+    double *out;
+} reduce_capture_ctx;
+
+static duo_status reduce_capture_body(void *ctx)
+{
+    const reduce_capture_ctx *c = (const reduce_capture_ctx *)ctx;
+    return duo_dist_reduce(DUO_SUM, DUO_F64, c->x, c->range, c->out);
+}
+
 static void test_reduce_errors(void)
 {
     test_set_context("rank %d/%d reduce errors", rank_, size_);
@@ -615,6 +627,17 @@ static void test_reduce_errors(void)
                  DUO_ERROR_INVALID_ARGUMENT);
     CHECK_CONTAINS(duo_last_error(), "n = 0");
     CHECK(out == 42.0 && idx == 42);
+    /* Not inside a graph (MPI calls cannot be captured): refused on every
+     * rank before any message, on ranks holding no element too (n = 1),
+     * which would otherwise wait for the others. */
+    duo_dist_range one;
+    CHECK_OK(duo_dist_block_1d(1, size_, rank_, &one));
+    reduce_capture_ctx cc = {dev, &one, &out};
+    duo_graph g = NULL;
+    CHECK_STATUS(duo_graph_capture(NULL, reduce_capture_body, &cc, &g),
+                 DUO_ERROR_NOT_CAPTURABLE);
+    CHECK_CONTAINS(duo_last_error(), "duo_dist_reduce");
+    CHECK(g == NULL && out == 42.0);
     if (size_ > 1) {
         /* Collective disagreements, seen by every rank. */
         CHECK_STATUS(duo_dist_reduce(rank_ == 1 ? DUO_MAX : DUO_MIN, DUO_F64,

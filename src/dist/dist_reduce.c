@@ -65,24 +65,33 @@ typedef char agree_fits[DUO_DIST_INLINE <= 8 &&
                             ? 1
                             : -1];
 
+/* Bit positions in a nonzero mask (of at most DUO_DIST_INLINE bits). */
 static int lowest_bit(uint64_t m)
 {
+#if defined(__GNUC__)
+    return __builtin_ctzll(m);
+#else
     int b = 0;
     while (!(m & 1)) {
         m >>= 1;
         ++b;
     }
     return b;
+#endif
 }
 
 static int highest_bit(uint64_t m)
 {
+#if defined(__GNUC__)
+    return 63 - __builtin_clzll(m);
+#else
     int b = -1;
     while (m) {
         m >>= 1;
         ++b;
     }
     return b;
+#endif
 }
 
 /* Word 0 of two records combined.  Associative: the flags say whether
@@ -137,12 +146,14 @@ static duo_status agree_exchange(const char *where, uint64_t *rec)
     }
     if (several)
         return dist_comm_agree(where, rec);
-    memset(rec, 0, DIST_AGREE_WORDS * sizeof rec[0]);
+    /* Each position's element from the rank holding it; the words of
+     * positions no rank holds keep this rank's zeros (then the verdict
+     * refuses the call). */
     rec[0] = w;
     for (int r = 0; r < duo_dist_state.size; ++r) {
         const uint64_t m = all[r][0] & AG_MASK;
         if (m != 0)
-            rec[1 + lowest_bit(m)] |= all[r][1];
+            rec[1 + lowest_bit(m)] = all[r][1];
     }
     return DUO_SUCCESS;
 }
@@ -155,6 +166,11 @@ duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
                       const void *x, const duo_dist_range *range,
                       void *elems)
 {
+    /* Not in a graph: MPI calls cannot be captured.  Refused here, before
+     * any message, on every rank alike. */
+    duo_status st = duo_capture_refuse(where);
+    if (st != DUO_SUCCESS)
+        return st;
     uint64_t rec[DIST_AGREE_WORDS];
     memset(rec, 0, sizeof rec);
     const size_t n = range->n;
@@ -165,9 +181,10 @@ duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
     const uint64_t nclip = n <= DUO_DIST_INLINE ? n : DUO_DIST_INLINE + 1;
     rec[0] = (call << 16) | (nclip << 32);
     if (inl && range->count > 0) {
+        /* The backend's copy: the arguments are checked, and a profile
+         * region would count this internal copy as the caller's. */
         unsigned char tmp[DUO_DIST_INLINE * 8];
-        duo_status st = duo_memcpy(tmp, x, range->count * esz,
-                                   DUO_DEVICE_TO_HOST);
+        st = duo_be_memcpy(tmp, x, range->count * esz, DUO_DEVICE_TO_HOST);
         if (st != DUO_SUCCESS)
             return st;
         for (size_t i = 0; i < range->count; ++i) {
@@ -175,7 +192,7 @@ duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
             memcpy(&rec[1 + range->begin + i], tmp + i * esz, esz);
         }
     }
-    duo_status st = agree_exchange(where, rec);
+    st = agree_exchange(where, rec);
     if (st != DUO_SUCCESS)
         return st;
     const uint64_t w = rec[0];
