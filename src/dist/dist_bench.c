@@ -13,7 +13,8 @@
  *            MPI_Sendrecv of host rows (CPU) -- the halo path is printed.
  *
  * Each figure is the median over R repeats of the mean time of K calls,
- * after a warm-up, with a barrier before each repeat; ratio = duo's time
+ * after a warm-up, with a barrier before each timing; every repeat times
+ * duo and the yardstick back to back (time_pair).  ratio = duo's time
  * over the yardstick's.  Rank 0 prints a Markdown table.
  *
  *   mpirun -np P build/<b>-mpi/bin/duo-dist-bench [--reps R] [--calls K]
@@ -53,26 +54,48 @@ static int cmp_double(const void *a, const void *b)
 
 typedef void (*op_fn)(void *ctx);
 
-/* Median over reps of the mean time of `calls` calls, in microseconds;
- * every rank takes the largest of the ranks' times for each repeat. */
-static double time_us(op_fn fn, void *ctx)
+/* Mean time of `calls` calls of fn in microseconds, the largest over the
+ * ranks. */
+static double timed_calls(op_fn fn, void *ctx)
 {
-    double *t = (double *)malloc((size_t)reps * sizeof(double));
-    for (int i = 0; i < calls / 10 + 1; ++i)
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_s();
+    for (int i = 0; i < calls; ++i)
         fn(ctx);
+    double mine = (now_s() - t0) / calls * 1e6, worst = 0.0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+/* duo's op and the yardstick's, interleaved: every repeat times both,
+ * one after the other (which goes first alternates), so that a change
+ * in the machine's state between repeats (frequency, where the ranks
+ * run, a neighbour's load) reaches both figures alike.  Each figure is
+ * the median over the repeats, after a warm-up of both. */
+static void time_pair(op_fn duo_fn, op_fn yard_fn, void *ctx,
+                      double *duo_us, double *yard_us)
+{
+    double *t = (double *)malloc(2 * (size_t)reps * sizeof(double));
+    if (t == NULL)
+        duo_dist_abort("duo-dist-bench", "out of host memory");
+    for (int i = 0; i < calls / 10 + 1; ++i) {
+        duo_fn(ctx);
+        yard_fn(ctx);
+    }
     for (int r = 0; r < reps; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = now_s();
-        for (int i = 0; i < calls; ++i)
-            fn(ctx);
-        double mine = (now_s() - t0) / calls * 1e6, worst = 0.0;
-        MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t[r] = worst;
+        if (r % 2 == 0) {
+            t[r] = timed_calls(duo_fn, ctx);
+            t[reps + r] = timed_calls(yard_fn, ctx);
+        } else {
+            t[reps + r] = timed_calls(yard_fn, ctx);
+            t[r] = timed_calls(duo_fn, ctx);
+        }
     }
     qsort(t, (size_t)reps, sizeof(double), cmp_double);
-    const double m = t[reps / 2];
+    qsort(t + reps, (size_t)reps, sizeof(double), cmp_double);
+    *duo_us = t[reps / 2];
+    *yard_us = t[reps + reps / 2];
     free(t);
-    return m;
 }
 
 typedef struct bench {
@@ -179,7 +202,7 @@ int main(int argc, char **argv)
         duo_device_info info;
         DUO_DIST_CHECK(duo_device_info_get(&info));
         printf("duo-dist-bench: %d ranks, backend %s (%s), halo path %s, "
-               "median of %d repeats of %d calls\n\n", size,
+               "median of %d interleaved repeats of %d calls\n\n", size,
                duo_backend_name(), info.name, duo_dist_halo_path(), reps,
                calls);
         printf("| measurement | duo us | yardstick | yardstick us | "
@@ -192,8 +215,8 @@ int main(int argc, char **argv)
     DUO_DIST_CHECK(duo_memcpy(b.x, &b.host_value, sizeof(double),
                               DUO_HOST_TO_DEVICE));
     DUO_DIST_CHECK(duo_dist_block_1d((size_t)size, size, rank, &b.range));
-    const double t_duo = time_us(dist_reduce_call, &b);
-    const double t_mpi = time_us(mpi_reduce_op, &b);
+    double t_duo, t_mpi;
+    time_pair(dist_reduce_call, mpi_reduce_op, &b, &t_duo, &t_mpi);
     row("duo_dist_reduce sum f64, 1 value per rank", t_duo,
         "MPI_Allreduce (host double)", t_mpi);
 #ifdef DUO_HAVE_NCCL
@@ -208,8 +231,9 @@ int main(int argc, char **argv)
         cudaMalloc((void **)&b.dev_out, sizeof(double));
         cudaMemcpy(b.dev_in, &b.host_value, sizeof(double),
                    cudaMemcpyHostToDevice);
-        const double t_nccl = time_us(nccl_reduce_op, &b);
-        row("duo_dist_reduce sum f64, 1 value per rank", t_duo,
+        double t_dev, t_nccl;
+        time_pair(dist_reduce_call, nccl_reduce_op, &b, &t_dev, &t_nccl);
+        row("duo_dist_reduce sum f64, 1 value per rank", t_dev,
             "ncclAllReduce + copy to host", t_nccl);
         cudaFree(b.dev_in);
         cudaFree(b.dev_out);
@@ -232,8 +256,8 @@ int main(int argc, char **argv)
                                          &b.range));
         const int saved = calls;
         calls = calls / 10 > 0 ? calls / 10 : 1;
-        const double t1 = time_us(dist_reduce_call, &b);
-        const double t2 = time_us(mpi_large_op, &b);
+        double t1, t2;
+        time_pair(dist_reduce_call, mpi_large_op, &b, &t1, &t2);
         calls = saved;
         row("duo_dist_reduce sum f64, 2^20 per rank", t1,
             "duo_reduce + MPI_Allreduce (rank-count dependent bits)", t2);
@@ -250,8 +274,8 @@ int main(int argc, char **argv)
         DUO_DIST_CHECK(duo_memset(b.field, 0, len * sizeof(double)));
         b.row_send = (double *)calloc(2 * b.cols, sizeof(double));
         b.row_recv = (double *)calloc(2 * b.cols, sizeof(double));
-        const double t1 = time_us(duo_halo_op, &b);
-        const double t2 = time_us(mpi_halo_op, &b);
+        double t1, t2;
+        time_pair(duo_halo_op, mpi_halo_op, &b, &t1, &t2);
         char what[96];
         snprintf(what, sizeof what, "duo_dist_halo_exchange f64, %zu-wide "
                  "rows (%s)", b.cols, duo_dist_halo_path());
