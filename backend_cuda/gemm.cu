@@ -906,8 +906,9 @@ static constexpr ShapeInfo info_f64(const char *name, double peak,
  * per-thread work, so it gets its constants.  128 x 256 came later: its
  * peak is set from its times at 4096^3 and 8192^3 NN on an H100 (2977
  * and 23590 us; the model, other constants unchanged, gives 2991 and
- * 23713), so the model takes it over 128 x 128 from 2048^3 up.  On other GPUs the SM count
- * and residency are the GPU's own; the speeds are only relative. */
+ * 23713), so the model takes it over 128 x 128 from 2048^3 up.  On
+ * other GPUs the SM count and residency are the GPU's own; the speeds
+ * are only relative. */
 static const ShapeInfo kShapesF32[] = {
     info_f32<F32Shape0>("128x256", 456, 1.98),
     info_f32<F32Shape1>("128x128", 401, 1.98),
