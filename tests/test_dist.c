@@ -650,6 +650,15 @@ static void test_reduce_errors(void)
         CHECK_STATUS(duo_dist_reduce(DUO_SUM, DUO_F64, dev, &longer, &out),
                      DUO_ERROR_INVALID_ARGUMENT);
         CHECK_CONTAINS(duo_last_error(), "length");
+        /* The same with one element per rank, an array small enough to
+         * travel inside the first message. */
+        duo_dist_range small;
+        CHECK_OK(duo_dist_block_1d((size_t)size_, size_, rank_, &small));
+        if (rank_ == size_ - 1)
+            small.n += 1;
+        CHECK_STATUS(duo_dist_reduce(DUO_SUM, DUO_F64, dev, &small, &out),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "length");
         /* Rank 1 holds one element less: a gap after it. */
         duo_dist_range gap = r;
         if (rank_ == 1)

@@ -13,7 +13,7 @@ typedef struct dist_state {
     int rank, size, local_rank;
     int initialized;
     int abort_on_error;
-    int agree_compact; /* dist_agree's first exchange: 2 words per rank */
+    int agree_compact; /* dist_agree's first exchange: 10 bytes per rank */
 } dist_state;
 
 extern dist_state duo_dist_state;
@@ -36,7 +36,7 @@ void dist_small_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                        size_t n, void *result);
 
 /* Up to this many ranks dist_agree's first exchange is an all-gather of
- * two words per rank (dist_reduce.c). */
+ * 10 bytes per rank (dist_reduce.c). */
 #define DIST_AGREE_COMPACT_RANKS 64
 
 /* The first exchange of every reduction, gather and dot (dist_reduce.c):

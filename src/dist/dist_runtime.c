@@ -64,7 +64,7 @@ duo_status duo_dist_init(int *argc, char ***argv)
 {
     if (duo_dist_state.initialized)
         return DUO_SUCCESS;
-    /* dist_agree all-gathers two words per rank up to 64 ranks, beyond
+    /* dist_agree all-gathers 10 bytes per rank up to 64 ranks, beyond
      * which the bytes gathered grow too large; DUO_DIST_AGREE=full takes
      * the other way on any number of ranks (the tests cover it so). */
     const char *agree = getenv("DUO_DIST_AGREE");

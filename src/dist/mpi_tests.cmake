@@ -34,7 +34,7 @@ endfunction()
 foreach(np 1 2 3 4)
   duo_mpi_test(mpi_dist_np${np} NP ${np} COMMAND $<TARGET_FILE:test_dist>)
 endforeach()
-# Each call's first exchange all-gathers two words per rank on up to 64
+# Each call's first exchange all-gathers 10 bytes per rank on up to 64
 # ranks and all-reduces the whole record beyond (src/dist/dist_reduce.c):
 # the second way, forced, on 3 ranks.
 duo_mpi_test(mpi_dist_agree_full_np3 NP 3
