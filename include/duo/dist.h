@@ -177,7 +177,7 @@ duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
  * max need n > 0.  Every rank gets the result.
  *
  * Cost: a first exchange checks that every rank makes the same call:
- * on up to 64 ranks an all-gather of 16 bytes per rank, beyond (or with
+ * on up to 64 ranks an all-gather of 10 bytes per rank, beyond (or with
  * DUO_DIST_AGREE=full in the environment) an all-reduce of a 72-byte
  * record.  For n > DUO_DIST_INLINE there follow an all-gather of every
  * rank's range, the pieces of split chunks and one all-reduce of 8 bytes
