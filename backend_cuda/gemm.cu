@@ -20,8 +20,10 @@
  * in the k blocks of the CPU backends' order, a function of (m, n, k)
  * only (see "Split-K" below and duo.h).
  * Slabs are copied with cp.async (global -> shared, no registers) into a
- * ring of 4 stages (3 for the f32 128 x 128 shape): the others are in
- * flight while one is multiplied, with one barrier per slab.  The four
+ * ring of 4 stages (3 for the f32 128 x 128 and 128 x 256 shapes): the
+ * others are in flight while one is multiplied, with one barrier per
+ * slab.  (The f32 128 x 256 shape reads the operands it must transpose
+ * into registers instead, see below.)  The four
  * transpose combinations are template parameters; however an operand is
  * stored, its slab is read along the stored matrix's contiguous
  * dimension, so the reads coalesce.
@@ -39,7 +41,13 @@
  *   128 FFMAs).  For that both slabs are held k-major
  *   ([k][m] and [k][n]); an operand stored with k contiguous (A not
  *   transposed, B transposed) is transposed on its way in, by 4-byte
- *   copies.  A warp covers 32 x 64 of C: its lanes read 4 (A) and 8 (B)
+ *   copies, or in the 128 x 256 shape (when its rows allow 16-byte
+ *   loads) through registers: 16-byte loads issued before a slab's
+ *   multiply, 4-byte shared stores after it.  4-byte cp.async keeps the
+ *   load units four times as busy; staging costs registers, which only
+ *   this shape, at one block per SM, has to spare (NN 4096^3 and 8192^3:
+ *   3 to 4% faster on an H100).  A warp covers 32 x 64 of C: its lanes
+ *   read 4 (A) and 8 (B)
  *   distinct 16-byte words per load, one shared-memory wavefront each.
  *   (The small shapes give each thread 4 x 4, a warp 16 x 32.)
  *   Slab rows are padded by 4 floats so the transposing writes hit 32
@@ -74,6 +82,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -208,11 +217,15 @@ namespace {
  * 32 x 128; RM = RN = 2: 8 x 8, 32 x 64; RM = RN = 1: 4 x 4, 16 x 32).
  * Per k a lane reads 4 RM values of op(A) and 4 RN of op(B) with RM + RN
  * 128-bit shared loads and issues 16 RM RN FFMAs. */
-template <int WM_, int WN_, int RM_, int RN_, int BK_ = 16, int STAGES_ = 4>
+template <int WM_, int WN_, int RM_, int RN_, int BK_ = 16, int STAGES_ = 4,
+          bool STAGED_ = false>
 struct CfgF32 {
     static constexpr int WM = WM_, WN = WN_, RM = RM_, RN = RN_;
     static constexpr int BK = BK_;         /* k per slab                 */
-    static constexpr int STAGES = STAGES_; /* slabs in the cp.async ring */
+    static constexpr int STAGES = STAGES_; /* slabs in the ring          */
+    /* k-contiguous operands in 16-byte-aligned rows are transposed
+     * through registers (StagedSlabF32) rather than by cp.async. */
+    static constexpr bool STAGED = STAGED_;
     static constexpr int BM = WM * 16 * RM, BN = WN * 32 * RN;
     static constexpr int THREADS = 32 * WM * WN;
     /* Registers: 8 x 16 (128 accumulators) gets all 255, one block of
@@ -300,6 +313,9 @@ template <bool KCONTIG, bool VEC, int MN, int NT, int BK> struct SlabF32 {
         lim_k -= BK;
     }
 
+    /* The copies land by themselves (cp.async); nothing to do here. */
+    __device__ __forceinline__ void land(int) {}
+
     template <bool WHOLE> __device__ __forceinline__ void copy(uint32_t d)
     {
         constexpr int kRow = LD * (int)sizeof(float); /* bytes */
@@ -331,6 +347,109 @@ template <bool KCONTIG, bool VEC, int MN, int NT, int BK> struct SlabF32 {
         }
     }
 };
+
+/* One operand's BK x MN slab, k-major like SlabF32's, for an operand
+ * stored with k contiguous in 16-byte-aligned rows: transposed through
+ * registers.  fetch() reads the next slab with 16-byte loads into
+ * registers; land(), called after the current slab's multiply has hidden
+ * their latency, writes them into the ring with 4-byte stores.  (4-byte
+ * cp.async copies, which transpose without registers, keep the load
+ * units busy four times as long.)
+ * Two lanes read the 8 k of one row's 32-byte sector, a warp 16 rows:
+ * its stores of one k then cover 16 consecutive columns of two slab rows
+ * 4 apart, which the padding of 4 floats puts in 32 different banks.
+ * The (row, sector) pairs are dealt round the NT / 2 lane pairs; a
+ * thread holds PER of them. */
+template <int MN, int NT, int BK> struct StagedSlabF32 {
+    static constexpr int LD = MN + 4;
+    static constexpr int P = NT / 2;     /* lane pairs                */
+    static constexpr int H = BK / 8;     /* sectors along k per row   */
+    static constexpr int PER = MN * H / P;
+    static_assert(BK % 8 == 0 && (MN * H) % P == 0 &&
+                      (P % MN == 0 || MN % P == 0) && MN % 16 == 0,
+                  "slab shape and thread count do not fit");
+    /* Pair u's i-th (row, sector) is u + P i, taken as sector * MN + row:
+     * rows u, u + P, ... then the next sector, or one row and sectors
+     * P / MN apart. */
+    static constexpr __host__ __device__ int row_of(int i)
+    {
+        return P % MN == 0 ? 0 : P * (i % (MN / P));
+    }
+    static constexpr __host__ __device__ int sector_of(int i)
+    {
+        return P % MN == 0 ? (P / MN) * i : i / (MN / P);
+    }
+
+    float4 held[PER];
+    const float *ptr; /* the thread's first 16 bytes of the next slab */
+    size_t ld;
+    int lim_mn;       /* valid rows from ptr's                         */
+    int lim_k;        /* valid elements from ptr along k               */
+    uint32_t dst;     /* shared address of ptr's element, stage 0      */
+
+    __device__ __forceinline__ StagedSlabF32(const float *matrix, size_t ld_,
+                                             int mn0, int mn, int k,
+                                             uint32_t s)
+    {
+        const int t = (int)threadIdx.x, u = t >> 1;
+        const int row = u % MN, kc = (u / MN) * 8 + (t & 1) * 4;
+        ld = ld_;
+        ptr = matrix + (size_t)(mn0 + row) * ld + kc;
+        lim_mn = mn - (mn0 + row);
+        lim_k = k - kc;
+        dst = s + (uint32_t)((kc * LD + row) * sizeof(float));
+    }
+
+    /* Read the next slab into registers (`stage` is land()'s). */
+    __device__ __forceinline__ void issue(int, bool whole)
+    {
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            const float *src = ptr + row_of(i) * ld + 8 * sector_of(i);
+            const int left = lim_k - 8 * sector_of(i);
+            if (whole || (lim_mn > row_of(i) && left >= 4)) {
+                held[i] = *reinterpret_cast<const float4 *>(src);
+            } else {
+                const bool ok = lim_mn > row_of(i);
+                held[i].x = ok && left > 0 ? src[0] : 0.0f;
+                held[i].y = ok && left > 1 ? src[1] : 0.0f;
+                held[i].z = ok && left > 2 ? src[2] : 0.0f;
+                held[i].w = ok && left > 3 ? src[3] : 0.0f;
+            }
+        }
+        ptr += BK;
+        lim_k -= BK;
+    }
+
+    /* Write the registers into ring stage `stage`, transposed. */
+    __device__ __forceinline__ void land(int stage)
+    {
+        const uint32_t d =
+            dst + (uint32_t)(stage * BK * LD * sizeof(float));
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            const uint32_t e =
+                d + (uint32_t)((8 * sector_of(i) * LD + row_of(i)) *
+                               sizeof(float));
+            constexpr uint32_t kRow = LD * sizeof(float);
+            asm volatile("st.shared.f32 [%0], %1;\n"
+                         "st.shared.f32 [%0+%5], %2;\n"
+                         "st.shared.f32 [%0+%6], %3;\n"
+                         "st.shared.f32 [%0+%7], %4;\n" ::"r"(e),
+                         "f"(held[i].x), "f"(held[i].y), "f"(held[i].z),
+                         "f"(held[i].w), "n"(kRow), "n"(2 * kRow),
+                         "n"(3 * kRow)
+                         : "memory");
+        }
+    }
+};
+
+/* The slab copier of one operand: in shapes that stage, KCONTIG operands
+ * with 16-byte-aligned rows go through registers; the rest by cp.async. */
+template <class CFG, bool KCONTIG, bool VEC, int MN>
+using SlabOfF32 = typename std::conditional<
+    CFG::STAGED && KCONTIG && VEC, StagedSlabF32<MN, CFG::THREADS, CFG::BK>,
+    SlabF32<KCONTIG, VEC, MN, CFG::THREADS, CFG::BK>>::type;
 } // namespace
 
 /* v[4 r .. 4 r + 3] = the 4 floats at x + GAP r for r < G: one 128-bit
@@ -400,9 +519,9 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
-    SlabF32<!TA, VEC, BM, CFG::THREADS, CFG::BK> la(
+    SlabOfF32<CFG, !TA, VEC, BM> la(
         a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
-    SlabF32<TB, VEC, BN, CFG::THREADS, CFG::BK> lb(
+    SlabOfF32<CFG, TB, VEC, BN> lb(
         b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
 
     /* Blocks and slabs away from the edges copy without bounds checks. */
@@ -414,6 +533,8 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         if (s < slabs) {
             la.issue(s, inside_a && s < whole_slabs);
             lb.issue(s, inside_b && s < whole_slabs);
+            la.land(s);
+            lb.land(s);
         }
         cp_async_commit(); /* empty groups keep the count uniform */
     }
@@ -456,6 +577,12 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 #pragma unroll
                 for (int j = 0; j < 4 * RN; ++j)
                     acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+        /* Slabs read into registers go to their stage now (the barrier
+         * of the next iteration publishes them). */
+        if (ahead < slabs) {
+            la.land(ahead % CFG::STAGES);
+            lb.land(ahead % CFG::STAGES);
         }
     }
 
@@ -810,8 +937,11 @@ static duo_status smem_failed(const char *where, const char *kernel,
  * split over k). */
 /* 128 x 256, 256 threads, 8 x 16 each, one block per SM: 21 FFMAs per
  * shared load instead of 16 (2 to 3% faster than 128 x 128 at 4096^3 and
- * 8192^3 on an H100, NN and NT). */
-using F32Shape0 = CfgF32<4, 2, 2, 4, 32, 3>;
+ * 8192^3 on an H100, NN and NT, with both shapes copying by cp.async).
+ * It transposes through registers: 225 to 255 of them, no spills.  (The
+ * 128 x 128 shape, capped at 128 registers for two blocks per SM, was 4%
+ * slower at 4096^3 when it did so.) */
+using F32Shape0 = CfgF32<4, 2, 2, 4, 32, 3, true>;
 /* 128 x 128, 256 threads, 8 x 8 each; k slabs of 32 in a ring of 3 (half
  * the barriers per FFMA: 3 to 6% faster from 2048^3 up on an H100; the
  * smaller shapes would lose a block per SM to the larger slabs). */
@@ -906,11 +1036,13 @@ static constexpr ShapeInfo info_f64(const char *name, double peak,
  * per-thread work, so it gets its constants.  128 x 256 came later: its
  * peak is set from its times at 4096^3 and 8192^3 NN on an H100 (2977
  * and 23590 us; the model, other constants unchanged, gives 2991 and
- * 23713), so the model takes it over 128 x 128 from 2048^3 up.  On
+ * 23713); transposing through registers made those 2.90 to 2.92 ms and
+ * 22.6 to 22.8 ms, and the peak 472 (model: 2890 and 22909 us).  The
+ * model takes it over 128 x 128 from 2048^3 up.  On
  * other GPUs the SM count and residency are the GPU's own; the speeds
  * are only relative. */
 static const ShapeInfo kShapesF32[] = {
-    info_f32<F32Shape0>("128x256", 456, 1.98),
+    info_f32<F32Shape0>("128x256", 472, 1.98),
     info_f32<F32Shape1>("128x128", 401, 1.98),
     info_f32<F32Shape2>("128x64", 383, 1.98),
     info_f32<F32Shape3>("64x128", 383, 1.98),
