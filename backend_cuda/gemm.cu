@@ -46,18 +46,19 @@
  *   multiply, 4-byte shared stores after it.  4-byte cp.async keeps the
  *   load units four times as busy; staging costs registers, which only
  *   this shape, at one block per SM, has to spare (NN 4096^3 and 8192^3:
- *   3 to 4% faster on an H100).  A warp covers 32 x 64 of C: its lanes
- *   read 4 (A) and 8 (B)
- *   distinct 16-byte words per load, one shared-memory wavefront each.
+ *   3 to 4% faster on an H100).  It also multiplies a slab 16 k per
+ *   unrolled loop body rather than 32 (see the kernel).  A warp covers
+ *   32 x 64 of C: its lanes read 4 (A) and 8 (B) distinct 16-byte words
+ *   per load, one shared-memory wavefront each.
  *   (The small shapes give each thread 4 x 4, a warp 16 x 32.)
  *   Slab rows are padded by 4 floats so the transposing writes hit 32
- *   different banks.  k-slab of 16, or 32 in the 128 x 128 shape (half
- *   the barriers; its ring of 3 keeps two blocks per SM).  With no
- *   registers staging the copies, 64 accumulators fit the kernel in 128
- *   registers, so two blocks (16 warps) share an SM and hide each other's
- *   barriers and latencies.  The 128 x 256 shape's 128 accumulators take
- *   the SM's registers for one block; its 8 warps hide latency with the
- *   longer runs of independent FFMAs.
+ *   different banks.  k-slab of 16, or 32 in the 128 x 128 and 128 x 256
+ *   shapes (half the barriers; 128 x 128's ring of 3 keeps two blocks
+ *   per SM).  With no registers staging the copies, 64 accumulators fit
+ *   the kernel in 128 registers, so two blocks (16 warps) share an SM and
+ *   hide each other's barriers and latencies.  The 128 x 256 shape's 128
+ *   accumulators take the SM's registers for one block; its 8 warps hide
+ *   latency with the longer runs of independent FFMAs.
  *   Blocks and slabs away from the edges copy without bounds checks: the
  *   main loop is about 88% FFMA.
  *
@@ -524,6 +525,14 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     SlabOfF32<CFG, TB, VEC, BN> lb(
         b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
 
+    /* A shape that stages runs its slab 16 k at a time, in half the code
+     * (H100, 128 x 256: NN, TN and TT 4096^3 3 to 4% faster, 2048^3 9%;
+     * the 128 x 128 shape gains nothing and loses 6% NT), except when
+     * both operands are staged (NT: 9% slower). */
+    constexpr bool kBothStaged = CFG::STAGED && VEC && !TA && TB;
+    constexpr int kUnroll =
+        CFG::STAGED && !kBothStaged ? CFG::BK / 2 : CFG::BK;
+
     /* Blocks and slabs away from the edges copy without bounds checks. */
     const bool inside_a = m0 + BM <= p.m, inside_b = n0 + BN <= p.n;
     const int slabs = (k + CFG::BK - 1) / CFG::BK;
@@ -567,7 +576,7 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
         const float *xa = sa + (s % CFG::STAGES) * CFG::SLAB_A;
         const float *xb = sb + (s % CFG::STAGES) * CFG::SLAB_B;
-#pragma unroll
+#pragma unroll(kUnroll)
         for (int kk = 0; kk < CFG::BK; ++kk) {
             float av[4 * RM], bv[4 * RN];
             load_groups<RM, 16>(av, xa + kk * CFG::LDA + am);
@@ -1036,13 +1045,13 @@ static constexpr ShapeInfo info_f64(const char *name, double peak,
  * per-thread work, so it gets its constants.  128 x 256 came later: its
  * peak is set from its times at 4096^3 and 8192^3 NN on an H100 (2977
  * and 23590 us; the model, other constants unchanged, gives 2991 and
- * 23713); transposing through registers made those 2.90 to 2.92 ms and
- * 22.6 to 22.8 ms, and the peak 472 (model: 2890 and 22909 us).  The
- * model takes it over 128 x 128 from 2048^3 up.  On
+ * 23713); transposing through registers and running slabs 16 k at a
+ * time made those 2.84 ms and 22.56 ms, and the peak 480 (model: 2842
+ * and 22527 us).  The model takes it over 128 x 128 from 2048^3 up.  On
  * other GPUs the SM count and residency are the GPU's own; the speeds
  * are only relative. */
 static const ShapeInfo kShapesF32[] = {
-    info_f32<F32Shape0>("128x256", 472, 1.98),
+    info_f32<F32Shape0>("128x256", 480, 1.98),
     info_f32<F32Shape1>("128x128", 401, 1.98),
     info_f32<F32Shape2>("128x64", 383, 1.98),
     info_f32<F32Shape3>("64x128", 383, 1.98),
