@@ -47,10 +47,11 @@
  *   load units four times as busy; staging costs registers, which only
  *   this shape, at one block per SM, has to spare (NN 4096^3 and 8192^3:
  *   3 to 4% faster on an H100).  It also multiplies a slab 16 k per
- *   unrolled loop body rather than 32 (see the kernel).  A warp covers
- *   32 x 64 of C: its lanes read 4 (A) and 8 (B) distinct 16-byte words
- *   per load, one shared-memory wavefront each.
- *   (The small shapes give each thread 4 x 4, a warp 16 x 32.)
+ *   unrolled loop body rather than 32, and when both operands are staged
+ *   (NT) it stages them in two parts of 16 k (see the kernel).  A warp
+ *   covers 32 x 64 of C: its lanes read 4 (A) and 8 (B) distinct 16-byte
+ *   words per load, one shared-memory wavefront each.  (The small shapes
+ *   give each thread 4 x 4, a warp 16 x 32.)
  *   Slab rows are padded by 4 floats so the transposing writes hit 32
  *   different banks.  k-slab of 16, or 32 in the 128 x 128 and 128 x 256
  *   shapes (half the barriers; 128 x 128's ring of 3 keeps two blocks
@@ -315,7 +316,7 @@ template <bool KCONTIG, bool VEC, int MN, int NT, int BK> struct SlabF32 {
     }
 
     /* The copies land by themselves (cp.async); nothing to do here. */
-    __device__ __forceinline__ void land(int) {}
+    __device__ __forceinline__ void land(int, int) {}
 
     template <bool WHOLE> __device__ __forceinline__ void copy(uint32_t d)
     {
@@ -351,22 +352,25 @@ template <bool KCONTIG, bool VEC, int MN, int NT, int BK> struct SlabF32 {
 
 /* One operand's BK x MN slab, k-major like SlabF32's, for an operand
  * stored with k contiguous in 16-byte-aligned rows: transposed through
- * registers.  fetch() reads the next slab with 16-byte loads into
- * registers; land(), called after the current slab's multiply has hidden
- * their latency, writes them into the ring with 4-byte stores.  (4-byte
- * cp.async copies, which transpose without registers, keep the load
- * units busy four times as long.)
+ * registers, in PARTS parts of BK / PARTS k.  issue() reads part 0 of the
+ * next slab with 16-byte loads into registers; land(stage, q), called
+ * after part q of the current slab has been multiplied (which hides the
+ * loads' latency), writes part q into the ring with 4-byte stores and
+ * reads part q + 1.  (4-byte cp.async copies, which transpose without
+ * registers, keep the load units four times as busy; parts keep the
+ * registers held to 1 / PARTS of the slab.)
  * Two lanes read the 8 k of one row's 32-byte sector, a warp 16 rows:
  * its stores of one k then cover 16 consecutive columns of two slab rows
  * 4 apart, which the padding of 4 floats puts in 32 different banks.
- * The (row, sector) pairs are dealt round the NT / 2 lane pairs; a
- * thread holds PER of them. */
-template <int MN, int NT, int BK> struct StagedSlabF32 {
+ * The (row, sector) pairs of a part are dealt round the NT / 2 lane
+ * pairs; a thread holds PER of them. */
+template <int MN, int NT, int BK, int PARTS> struct StagedSlabF32 {
     static constexpr int LD = MN + 4;
+    static constexpr int D = BK / PARTS; /* k per part                */
     static constexpr int P = NT / 2;     /* lane pairs                */
-    static constexpr int H = BK / 8;     /* sectors along k per row   */
+    static constexpr int H = D / 8;      /* sectors along k per row   */
     static constexpr int PER = MN * H / P;
-    static_assert(BK % 8 == 0 && (MN * H) % P == 0 &&
+    static_assert(D % 8 == 0 && BK % PARTS == 0 && (MN * H) % P == 0 &&
                       (P % MN == 0 || MN % P == 0) && MN % 16 == 0,
                   "slab shape and thread count do not fit");
     /* Pair u's i-th (row, sector) is u + P i, taken as sector * MN + row:
@@ -387,6 +391,7 @@ template <int MN, int NT, int BK> struct StagedSlabF32 {
     int lim_mn;       /* valid rows from ptr's                         */
     int lim_k;        /* valid elements from ptr along k               */
     uint32_t dst;     /* shared address of ptr's element, stage 0      */
+    bool whole;       /* the slab being read lies inside the matrix    */
 
     __device__ __forceinline__ StagedSlabF32(const float *matrix, size_t ld_,
                                              int mn0, int mn, int k,
@@ -401,32 +406,18 @@ template <int MN, int NT, int BK> struct StagedSlabF32 {
         dst = s + (uint32_t)((kc * LD + row) * sizeof(float));
     }
 
-    /* Read the next slab into registers (`stage` is land()'s). */
-    __device__ __forceinline__ void issue(int, bool whole)
+    /* Start reading the next slab: part 0 (`stage` is land()'s). */
+    __device__ __forceinline__ void issue(int, bool whole_)
     {
-#pragma unroll
-        for (int i = 0; i < PER; ++i) {
-            const float *src = ptr + row_of(i) * ld + 8 * sector_of(i);
-            const int left = lim_k - 8 * sector_of(i);
-            if (whole || (lim_mn > row_of(i) && left >= 4)) {
-                held[i] = *reinterpret_cast<const float4 *>(src);
-            } else {
-                const bool ok = lim_mn > row_of(i);
-                held[i].x = ok && left > 0 ? src[0] : 0.0f;
-                held[i].y = ok && left > 1 ? src[1] : 0.0f;
-                held[i].z = ok && left > 2 ? src[2] : 0.0f;
-                held[i].w = ok && left > 3 ? src[3] : 0.0f;
-            }
-        }
-        ptr += BK;
-        lim_k -= BK;
+        whole = whole_;
+        load(0);
     }
 
-    /* Write the registers into ring stage `stage`, transposed. */
-    __device__ __forceinline__ void land(int stage)
+    /* Write part q into ring stage `stage`, transposed; read part q + 1. */
+    __device__ __forceinline__ void land(int stage, int q)
     {
-        const uint32_t d =
-            dst + (uint32_t)(stage * BK * LD * sizeof(float));
+        const uint32_t d = dst + (uint32_t)((stage * BK + q * D) * LD *
+                                            sizeof(float));
 #pragma unroll
         for (int i = 0; i < PER; ++i) {
             const uint32_t e =
@@ -442,14 +433,44 @@ template <int MN, int NT, int BK> struct StagedSlabF32 {
                          "n"(3 * kRow)
                          : "memory");
         }
+        if (q + 1 < PARTS)
+            load(q + 1);
+    }
+
+  private:
+    /* Part q of the slab at ptr into the registers; after the last part,
+     * move on to the next slab. */
+    __device__ __forceinline__ void load(int q)
+    {
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            const int k_off = q * D + 8 * sector_of(i);
+            const float *src = ptr + row_of(i) * ld + k_off;
+            const int left = lim_k - k_off;
+            if (whole || (lim_mn > row_of(i) && left >= 4)) {
+                held[i] = *reinterpret_cast<const float4 *>(src);
+            } else {
+                const bool ok = lim_mn > row_of(i);
+                held[i].x = ok && left > 0 ? src[0] : 0.0f;
+                held[i].y = ok && left > 1 ? src[1] : 0.0f;
+                held[i].z = ok && left > 2 ? src[2] : 0.0f;
+                held[i].w = ok && left > 3 ? src[3] : 0.0f;
+            }
+        }
+        if (q + 1 == PARTS) {
+            ptr += BK;
+            lim_k -= BK;
+        }
     }
 };
 
 /* The slab copier of one operand: in shapes that stage, KCONTIG operands
- * with 16-byte-aligned rows go through registers; the rest by cp.async. */
-template <class CFG, bool KCONTIG, bool VEC, int MN>
+ * with 16-byte-aligned rows go through registers (in PARTS parts); the
+ * rest by cp.async. */
+template <class CFG, bool KCONTIG, bool VEC, int MN, int PARTS>
 using SlabOfF32 = typename std::conditional<
-    CFG::STAGED && KCONTIG && VEC, StagedSlabF32<MN, CFG::THREADS, CFG::BK>,
+    CFG::STAGED && KCONTIG && VEC,
+    StagedSlabF32<MN, CFG::THREADS, CFG::BK, PARTS>,
     SlabF32<KCONTIG, VEC, MN, CFG::THREADS, CFG::BK>>::type;
 } // namespace
 
@@ -520,18 +541,21 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
-    SlabOfF32<CFG, !TA, VEC, BM> la(
-        a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
-    SlabOfF32<CFG, TB, VEC, BN> lb(
-        b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
-
-    /* A shape that stages runs its slab 16 k at a time, in half the code
-     * (H100, 128 x 256: NN, TN and TT 4096^3 3 to 4% faster, 2048^3 9%;
-     * the 128 x 128 shape gains nothing and loses 6% NT), except when
-     * both operands are staged (NT: 9% slower). */
+    /* A shape that stages multiplies a slab 16 k per loop body, half
+     * the code of the whole slab unrolled (H100, 128 x 256: NN, TN and TT
+     * 4096^3 3 to 4% faster, 2048^3 9%; 128 x 128 gains nothing).  When
+     * both operands are staged (NT) their registers would crowd the
+     * FFMAs: they are staged, and the slab multiplied, in two parts of
+     * 16 k, landing in between (NT 4096^3 and 8192^3 4% faster; the same
+     * parts in NN cost 3%). */
     constexpr bool kBothStaged = CFG::STAGED && VEC && !TA && TB;
-    constexpr int kUnroll =
-        CFG::STAGED && !kBothStaged ? CFG::BK / 2 : CFG::BK;
+    constexpr int kParts = kBothStaged ? 2 : 1;
+    constexpr int kRun = CFG::BK / kParts;
+    constexpr int kUnroll = CFG::STAGED ? CFG::BK / 2 : kRun;
+    SlabOfF32<CFG, !TA, VEC, BM, kParts> la(
+        a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
+    SlabOfF32<CFG, TB, VEC, BN, kParts> lb(
+        b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
 
     /* Blocks and slabs away from the edges copy without bounds checks. */
     const bool inside_a = m0 + BM <= p.m, inside_b = n0 + BN <= p.n;
@@ -542,8 +566,11 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         if (s < slabs) {
             la.issue(s, inside_a && s < whole_slabs);
             lb.issue(s, inside_b && s < whole_slabs);
-            la.land(s);
-            lb.land(s);
+#pragma unroll
+            for (int q = 0; q < kParts; ++q) {
+                la.land(s, q);
+                lb.land(s, q);
+            }
         }
         cp_async_commit(); /* empty groups keep the count uniform */
     }
@@ -574,24 +601,29 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         }
         cp_async_commit();
 
-        const float *xa = sa + (s % CFG::STAGES) * CFG::SLAB_A;
-        const float *xb = sb + (s % CFG::STAGES) * CFG::SLAB_B;
+#pragma unroll 1
+        for (int q = 0; q < kParts; ++q) {
+            const float *xa =
+                sa + (s % CFG::STAGES) * CFG::SLAB_A + q * kRun * CFG::LDA;
+            const float *xb =
+                sb + (s % CFG::STAGES) * CFG::SLAB_B + q * kRun * CFG::LDB;
 #pragma unroll(kUnroll)
-        for (int kk = 0; kk < CFG::BK; ++kk) {
-            float av[4 * RM], bv[4 * RN];
-            load_groups<RM, 16>(av, xa + kk * CFG::LDA + am);
-            load_groups<RN, 32>(bv, xb + kk * CFG::LDB + bn);
+            for (int kk = 0; kk < kRun; ++kk) {
+                float av[4 * RM], bv[4 * RN];
+                load_groups<RM, 16>(av, xa + kk * CFG::LDA + am);
+                load_groups<RN, 32>(bv, xb + kk * CFG::LDB + bn);
 #pragma unroll
-            for (int i = 0; i < 4 * RM; ++i)
+                for (int i = 0; i < 4 * RM; ++i)
 #pragma unroll
-                for (int j = 0; j < 4 * RN; ++j)
-                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-        }
-        /* Slabs read into registers go to their stage now (the barrier
-         * of the next iteration publishes them). */
-        if (ahead < slabs) {
-            la.land(ahead % CFG::STAGES);
-            lb.land(ahead % CFG::STAGES);
+                    for (int j = 0; j < 4 * RN; ++j)
+                        acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+            }
+            /* Staged parts go to their stage (the barrier of the next
+             * iteration publishes them) and the next part is read. */
+            if (ahead < slabs) {
+                la.land(ahead % CFG::STAGES, q);
+                lb.land(ahead % CFG::STAGES, q);
+            }
         }
     }
 
