@@ -46,7 +46,7 @@
  *   multiply, 4-byte shared stores after it.  4-byte cp.async keeps the
  *   load units four times as busy; staging costs registers, which only
  *   this shape, at one block per SM, has to spare (NN 4096^3 and 8192^3:
- *   3 to 4% faster on an H100).  It also multiplies a slab 16 k per
+ *   2 to 4% faster on an H100).  It also multiplies a slab 16 k per
  *   unrolled loop body rather than 32, and when both operands are staged
  *   (NT) it stages them in two parts of 16 k (see the kernel).  A warp
  *   covers 32 x 64 of C: its lanes read 4 (A) and 8 (B) distinct 16-byte
@@ -543,7 +543,7 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
     /* A shape that stages multiplies a slab 16 k per loop body, half
      * the code of the whole slab unrolled (H100, 128 x 256: NN, TN and TT
-     * 4096^3 3 to 4% faster, 2048^3 9%; 128 x 128 gains nothing).  When
+     * 4096^3 2 to 4% faster, 2048^3 9%; 128 x 128 gains nothing).  When
      * both operands are staged (NT) their registers would crowd the
      * FFMAs: they are staged, and the slab multiplied, in two parts of
      * 16 k, landing in between (NT 4096^3 and 8192^3 4% faster; the same
@@ -979,7 +979,7 @@ static duo_status smem_failed(const char *where, const char *kernel,
 /* 128 x 256, 256 threads, 8 x 16 each, one block per SM: 21 FFMAs per
  * shared load instead of 16 (2 to 3% faster than 128 x 128 at 4096^3 and
  * 8192^3 on an H100, NN and NT, with both shapes copying by cp.async).
- * It transposes through registers: 225 to 255 of them, no spills.  (The
+ * It transposes through registers: 232 to 254 of them, no spills.  (The
  * 128 x 128 shape, capped at 128 registers for two blocks per SM, was 4%
  * slower at 4096^3 when it did so.) */
 using F32Shape0 = CfgF32<4, 2, 2, 4, 32, 3, true>;
