@@ -579,8 +579,7 @@ static void test_reduce(void)
         test_reduce_case((duo_dtype)t, 3 * 65536 + 17, 3, 0, ++seed);
 }
 
-/* Every rank makes the same bad call, or ranks disagree: each gets the
- * status and a message, nobody waits (abort mode off). */
+/* duo_graph_capture's body for the capture refusal below: one reduce. */
 typedef struct reduce_capture_ctx {
     const double *x;
     const duo_dist_range *range;
@@ -593,6 +592,8 @@ static duo_status reduce_capture_body(void *ctx)
     return duo_dist_reduce(DUO_SUM, DUO_F64, c->x, c->range, c->out);
 }
 
+/* Every rank makes the same bad call, or ranks disagree: each gets the
+ * status and a message, nobody waits (abort mode off). */
 static void test_reduce_errors(void)
 {
     test_set_context("rank %d/%d reduce errors", rank_, size_);
