@@ -41,14 +41,15 @@
  *   128 FFMAs).  For that both slabs are held k-major
  *   ([k][m] and [k][n]); an operand stored with k contiguous (A not
  *   transposed, B transposed) is transposed on its way in, by 4-byte
- *   copies, or in the 128 x 256 shape (when its rows allow 16-byte
- *   loads) through registers: 16-byte loads issued before a slab's
- *   multiply, 4-byte shared stores after it.  4-byte cp.async keeps the
- *   load units four times as busy; staging costs registers, which only
- *   this shape, at one block per SM, has to spare (NN 4096^3 and 8192^3:
- *   2 to 4% faster on an H100).  It also multiplies a slab 16 k per
- *   unrolled loop body rather than 32, and when both operands are staged
- *   (NT) it stages them in two parts of 16 k (see the kernel).  A warp
+ *   copies, or in the 128 x 256 and 128 x 64 shapes (when its rows allow
+ *   16-byte loads) through registers: 16-byte loads issued before a
+ *   slab's multiply, 4-byte shared stores after it.  4-byte cp.async
+ *   keeps the load units four times as busy; staging costs registers,
+ *   which only these shapes have to spare (NN 4096^3 and 8192^3: 2 to 4%
+ *   faster on an H100; 8192 x 64 x 8192 4%).  They also multiply half a
+ *   slab per unrolled loop body rather than all of it, and when both
+ *   operands are staged (NT) 128 x 256 stages them in two parts of 16 k
+ *   (see the kernel).  A warp
  *   covers 32 x 64 of C: its lanes read 4 (A) and 8 (B) distinct 16-byte
  *   words per load, one shared-memory wavefront each.  (The small shapes
  *   give each thread 4 x 4, a warp 16 x 32.)
@@ -66,12 +67,13 @@
  * f64: FP64 tensor cores (DMMA), whose products and sums are IEEE double
  *   (not a reduced precision), at twice the rate of DFMA on Hopper.
  *   mma.sync m16n8k8 (one DMMA.16x8x8 on sm_90; four m8n8k4 in the sm_80
- *   PTX).  k-slab of 16.  The slabs keep the stored layout ([m][k] or
- *   [k][m]), with rows padded by 4 doubles: then the 32 lanes' 8-byte
- *   fragment loads of mma's layout fill every bank exactly twice in every
- *   layout, the minimum for 256 bytes.  8 warps of 64 x 32 of C each: 16
+ *   PTX).  k-slab of 16, in a ring of 4 (3 for NT, see kStagesF64).
+ *   The slabs keep the stored layout ([m][k] or [k][m]), with rows
+ *   padded by 4 doubles: then the 32 lanes' 8-byte fragment loads of
+ *   mma's layout fill every bank exactly twice in every layout, the
+ *   minimum for 256 bytes.  8 warps of 64 x 32 of C each: 16
  *   mma per 8 k for 24 fragment loads, 128 accumulator registers per
- *   thread, one block per SM (132 to 160 KB of shared memory).  The
+ *   thread, one block per SM (120 to 148 KB of shared memory).  The
  *   small shapes have warps of 32 x 32, 32 x 16 or 16 x 32; every shape
  *   starts warps at multiples of 16 rows and 8 columns, so an element
  *   sits in the same place of its mma tile whatever the shape.
@@ -232,9 +234,11 @@ struct CfgF32 {
     static constexpr int THREADS = 32 * WM * WN;
     /* Registers: 8 x 16 (128 accumulators) gets all 255, one block of
      * 256 threads per SM; 8 x 8 (64) gets up to 128 (the 128 x 128
-     * shape: two blocks of 256 threads per SM); 4 x 4 (16) gets up to 85
+     * shape: two blocks of 256 threads per SM), or 170 when it stages
+     * (128 x 64: three blocks of 128 threads); 4 x 4 (16) gets up to 85
      * (64 spill). */
-    static constexpr int REGS = RM * RN >= 8 ? 255 : RM * RN >= 4 ? 128 : 80;
+    static constexpr int REGS =
+        RM * RN >= 8 ? 255 : RM * RN >= 4 ? (STAGED ? 168 : 128) : 80;
     static constexpr int MIN_BLOCKS = 65536 / THREADS / REGS;
     static constexpr int LDA = BM + 4, LDB = BN + 4; /* padded slab rows */
     static constexpr int SLAB_A = BK * LDA, SLAB_B = BK * LDB;
@@ -541,13 +545,13 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
-    /* A shape that stages multiplies a slab 16 k per loop body, half
+    /* A shape that stages multiplies half a slab per loop body, half
      * the code of the whole slab unrolled (H100, 128 x 256: NN, TN and TT
      * 4096^3 2 to 4% faster, 2048^3 9%; 128 x 128 gains nothing).  When
      * both operands are staged (NT) their registers would crowd the
-     * FFMAs: they are staged, and the slab multiplied, in two parts of
-     * 16 k, landing in between (NT 4096^3 and 8192^3 4% faster; the same
-     * parts in NN cost 3%). */
+     * FFMAs: they are staged, and the slab multiplied, in two halves,
+     * landing in between (128 x 256: NT 4096^3 and 8192^3 4% faster; the
+     * same halves in NN cost 3%). */
     constexpr bool kBothStaged = CFG::STAGED && VEC && !TA && TB;
     constexpr int kParts = kBothStaged ? 2 : 1;
     constexpr int kRun = CFG::BK / kParts;
@@ -649,7 +653,14 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 /* f64: DMMA tensor cores                                              */
 
 static constexpr int kBkF64 = 16;          /* k per slab                 */
-static constexpr int kStagesF64 = 4;       /* slabs in the cp.async ring */
+/* Slabs in the cp.async ring: 4, or 3 for NT with 16-byte copies.  NT's
+ * slabs both have rows padded to 20 doubles; in a ring of 4 they leave
+ * room for two blocks of the 64 x 64 shape per SM, in a ring of 3 for
+ * three, as in NN, TN and TT (H100: NT 4096^3 3.17 -> 2.92 ms, 8192^3
+ * 24.2 -> 21.8 ms).  Element copies (unaligned rows) need the deeper
+ * ring: NT 1023^3 went from 72 to 81-86 us with 3. */
+template <bool TA, bool TB, bool VEC>
+static constexpr int kStagesF64 = !TA && TB && VEC ? 3 : 4;
 static constexpr int kLdKF64 = kBkF64 + 4; /* padded [mn][k] slab row   */
 
 namespace {
@@ -671,10 +682,10 @@ template <bool KCONTIG, int MN>
 static constexpr int kLdF64 = KCONTIG ? kLdKF64 : MN + 4;
 template <bool KCONTIG, int MN>
 static constexpr int kSlabF64 = KCONTIG ? MN * kLdKF64 : kBkF64 * (MN + 4);
-template <class CFG, bool TA, bool TB>
+template <class CFG, bool TA, bool TB, bool VEC>
 static constexpr int kSmemF64 =
-    kStagesF64 * (kSlabF64<!TA, CFG::BM> + kSlabF64<TB, CFG::BN>) *
-    (int)sizeof(double);
+    kStagesF64<TA, TB, VEC> *
+    (kSlabF64<!TA, CFG::BM> + kSlabF64<TB, CFG::BN>) * (int)sizeof(double);
 } // namespace
 
 /* Element (mn, k) of a slab. */
@@ -809,10 +820,11 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     gemm_f64_kernel(const GemmParams<double> p)
 {
     constexpr bool KA = !TA, KB = TB; /* stored with k contiguous */
+    constexpr int kStages = kStagesF64<TA, TB, VEC>;
     constexpr int MI = CFG::MI, NJ = CFG::NJ, BM = CFG::BM, BN = CFG::BN;
     extern __shared__ __align__(16) unsigned char gemm_smem[];
     double *sa = reinterpret_cast<double *>(gemm_smem); /* ring of A slabs */
-    double *sb = sa + kStagesF64 * kSlabF64<KA, BM>;
+    double *sb = sa + kStages * kSlabF64<KA, BM>;
 
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
@@ -823,7 +835,7 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
     const int slabs = (p.k + kBkF64 - 1) / kBkF64;
 #pragma unroll
-    for (int s = 0; s < kStagesF64 - 1; ++s) {
+    for (int s = 0; s < kStages - 1; ++s) {
         if (s < slabs) {
             la.issue(s);
             lb.issue(s);
@@ -849,17 +861,17 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     for (int s = 0; s < slabs; ++s) {
         /* Slab s has landed for this thread; the barrier makes it so for
          * all and frees the stage read in iteration s - 1 for refilling. */
-        cp_async_wait<kStagesF64 - 2>();
+        cp_async_wait<kStages - 2>();
         __syncthreads();
-        const int ahead = s + kStagesF64 - 1;
+        const int ahead = s + kStages - 1;
         if (ahead < slabs) {
-            la.issue(ahead % kStagesF64);
-            lb.issue(ahead % kStagesF64);
+            la.issue(ahead % kStages);
+            lb.issue(ahead % kStages);
         }
         cp_async_commit();
 
-        const double *xa = sa + (s % kStagesF64) * kSlabF64<KA, BM>;
-        const double *xb = sb + (s % kStagesF64) * kSlabF64<KB, BN>;
+        const double *xa = sa + (s % kStages) * kSlabF64<KA, BM>;
+        const double *xb = sb + (s % kStages) * kSlabF64<KB, BN>;
 #pragma unroll
         for (int kk = 0; kk < kBkF64; kk += 8) {
             double af[MI][4], bf[NJ][2];
@@ -987,7 +999,13 @@ using F32Shape0 = CfgF32<4, 2, 2, 4, 32, 3, true>;
  * the barriers per FFMA: 3 to 6% faster from 2048^3 up on an H100; the
  * smaller shapes would lose a block per SM to the larger slabs). */
 using F32Shape1 = CfgF32<4, 2, 2, 2, 32, 3>;
-using F32Shape2 = CfgF32<4, 1, 2, 2>; /* 128 x 64, 128 threads, 8 x 8   */
+/* 128 x 64, 128 threads, 8 x 8 each.  It transposes through registers,
+ * with up to 168 of them (three blocks per SM; at 128 it spilled): the
+ * shape of split products such as 8192 x 64 x 8192, whose A (k
+ * contiguous) is the whole of the traffic (H100: 302 -> 288 to 291 us;
+ * NT 1023^3 4% faster, the other sizes where it is chosen unchanged).
+ * 64 x 128 is not staged: its 64 x 8192 x 8192 was 11% slower so. */
+using F32Shape2 = CfgF32<4, 1, 2, 2, 16, 4, true>;
 using F32Shape3 = CfgF32<2, 2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8   */
 using F32Shape4 = CfgF32<4, 2, 1, 1>; /* 64 x 64, 256 threads, 4 x 4    */
 using F32Shape5 = CfgF32<2, 2, 1, 1>; /* 32 x 64, 128 threads, 4 x 4    */
@@ -1025,7 +1043,7 @@ template <class C> static int resident_f64()
 {
     static const int blocks =
         resident_blocks(gemm_f64_kernel<C, false, false, true>, C::THREADS,
-                        kSmemF64<C, false, false>);
+                        kSmemF64<C, false, false, true>);
     return blocks;
 }
 
@@ -1208,7 +1226,7 @@ static duo_status launch(const GemmParams<float> &p, dim3 blocks)
 template <class CFG, bool TA, bool TB, bool VEC>
 static duo_status launch(const GemmParams<double> &p, dim3 blocks)
 {
-    constexpr int bytes = kSmemF64<CFG, TA, TB>;
+    constexpr int bytes = kSmemF64<CFG, TA, TB, VEC>;
     static const cudaError_t smem =
         allow_smem(gemm_f64_kernel<CFG, TA, TB, VEC>, bytes);
     if (smem != cudaSuccess)
