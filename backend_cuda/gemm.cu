@@ -46,10 +46,10 @@
  *   slab's multiply, 4-byte shared stores after it.  4-byte cp.async
  *   keeps the load units four times as busy; staging costs registers,
  *   which only these shapes have to spare (NN 4096^3 and 8192^3: 2 to 4%
- *   faster on an H100; 8192 x 64 x 8192 4%).  They also multiply half a
- *   slab per unrolled loop body rather than all of it, and when both
- *   operands are staged (NT) 128 x 256 stages them in two parts of 16 k
- *   (see the kernel).  A warp
+ *   faster on an H100; 8192 x 64 x 8192 4%).  128 x 256 also multiplies
+ *   half a slab per unrolled loop body rather than all of it, and when
+ *   both operands are staged (NT) they are staged in two halves of the
+ *   slab (see the kernel).  A warp
  *   covers 32 x 64 of C: its lanes read 4 (A) and 8 (B) distinct 16-byte
  *   words per load, one shared-memory wavefront each.  (The small shapes
  *   give each thread 4 x 4, a warp 16 x 32.)
@@ -545,17 +545,19 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
-    /* A shape that stages multiplies half a slab per loop body, half
-     * the code of the whole slab unrolled (H100, 128 x 256: NN, TN and TT
-     * 4096^3 2 to 4% faster, 2048^3 9%; 128 x 128 gains nothing).  When
-     * both operands are staged (NT) their registers would crowd the
-     * FFMAs: they are staged, and the slab multiplied, in two halves,
-     * landing in between (128 x 256: NT 4096^3 and 8192^3 4% faster; the
-     * same halves in NN cost 3%). */
+    /* A shape that stages multiplies 16 k per loop body: in 128 x 256
+     * half a slab, half the code of the whole slab unrolled (H100: NN,
+     * TN and TT 4096^3 2 to 4% faster, 2048^3 9%; 128 x 128 gains
+     * nothing), in 128 x 64 the whole slab (8 k per body: 1000^3 2 to
+     * 4% slower, 1024^3 5 to 7%, 8192 x 64 x 8192 1 to 3%).  When both
+     * operands are staged (NT) their registers would crowd the FFMAs:
+     * they are staged, and the slab multiplied, in two halves, landing in
+     * between (128 x 256: NT 4096^3 and 8192^3 4% faster; the same halves
+     * in NN cost 3%). */
     constexpr bool kBothStaged = CFG::STAGED && VEC && !TA && TB;
     constexpr int kParts = kBothStaged ? 2 : 1;
     constexpr int kRun = CFG::BK / kParts;
-    constexpr int kUnroll = CFG::STAGED ? CFG::BK / 2 : kRun;
+    constexpr int kUnroll = CFG::STAGED ? 16 : kRun;
     SlabOfF32<CFG, !TA, VEC, BM, kParts> la(
         a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
     SlabOfF32<CFG, TB, VEC, BN, kParts> lb(
