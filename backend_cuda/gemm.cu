@@ -49,10 +49,10 @@
  *   faster on an H100; 8192 x 64 x 8192 4%).  128 x 256 also multiplies
  *   half a slab per unrolled loop body rather than all of it, and when
  *   both operands are staged (NT) they are staged in two halves of the
- *   slab (see the kernel).  A warp
- *   covers 32 x 64 of C: its lanes read 4 (A) and 8 (B) distinct 16-byte
- *   words per load, one shared-memory wavefront each.  (The small shapes
- *   give each thread 4 x 4, a warp 16 x 32.)
+ *   slab (see the kernel).  A warp covers 32 x 64 of C: its lanes read 4
+ *   (A) and 8 (B) distinct 16-byte words per load, one shared-memory
+ *   wavefront each.  (The small shapes give each thread 4 x 4, a warp 16
+ *   x 32.)
  *   Slab rows are padded by 4 floats so the transposing writes hit 32
  *   different banks.  k-slab of 16, or 32 in the 128 x 128 and 128 x 256
  *   shapes (half the barriers; 128 x 128's ring of 3 keeps two blocks
@@ -71,12 +71,12 @@
  *   The slabs keep the stored layout ([m][k] or [k][m]), with rows
  *   padded by 4 doubles: then the 32 lanes' 8-byte fragment loads of
  *   mma's layout fill every bank exactly twice in every layout, the
- *   minimum for 256 bytes.  8 warps of 64 x 32 of C each: 16
- *   mma per 8 k for 24 fragment loads, 128 accumulator registers per
- *   thread, one block per SM (120 to 148 KB of shared memory).  The
- *   small shapes have warps of 32 x 32, 32 x 16 or 16 x 32; every shape
- *   starts warps at multiples of 16 rows and 8 columns, so an element
- *   sits in the same place of its mma tile whatever the shape.
+ *   minimum for 256 bytes.  8 warps of 64 x 32 of C each: 16 mma per 8
+ *   k for 24 fragment loads, 128 accumulator registers per thread, one
+ *   block per SM (120 to 148 KB of shared memory).  The small shapes
+ *   have warps of 32 x 32, 32 x 16 or 16 x 32; every shape starts warps
+ *   at multiples of 16 rows and 8 columns, so an element sits in the
+ *   same place of its mma tile whatever the shape.
  *
  * k == 0 or alpha == 0 only scales C (A and B are not read); beta == 0
  * never reads C, so NaN in C does not propagate.
