@@ -20,13 +20,13 @@
  * in the k blocks of the CPU backends' order, a function of (m, n, k)
  * only (see "Split-K" below and duo.h).
  * Slabs are copied with cp.async (global -> shared, no registers) into a
- * ring of 4 stages (3 for the f32 128 x 128 and 128 x 256 shapes): the
- * others are in flight while one is multiplied, with one barrier per
- * slab.  (The f32 128 x 256 shape reads the operands it must transpose
- * into registers instead, see below.)  The four transpose combinations
- * are template parameters; however an operand is stored, its slab is
- * read along the stored matrix's contiguous dimension, so the reads
- * coalesce.
+ * ring of 4 stages (3 for the f32 128 x 128 and 128 x 256 shapes and
+ * for f64 NT): the others are in flight while one is multiplied, with
+ * one barrier per slab.  (The f32 128 x 256 and 128 x 64 shapes read the
+ * operands they must transpose into registers instead, see below.)  The
+ * four transpose combinations are template parameters; however an
+ * operand is stored, its slab is read along the stored matrix's
+ * contiguous dimension, so the reads coalesce.
  * Edge tiles get zeros past the matrix (cp.async zero fill) and skip the
  * stores.  16-byte copies need 16-byte-aligned pointers and leading
  * dimensions; when A or B does not allow them, the same kernel is
