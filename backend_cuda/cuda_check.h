@@ -28,6 +28,11 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
 /* Multiprocessors of the current GPU, set by duo_be_init(). */
 extern int duo_cuda_sm_count;
 
+/* While the profiler traces kernels (trace.cu), launches are plain: a
+ * kernel launched early would be timed from when its blocks began to
+ * wait for the one before it. */
+void duo_cuda_pause_early_launch(int paused);
+
 /* Reductions (reduce.cu) keep their per-block partials and the counter
  * that finds the last block in one fixed-size device scratch area.  Each stream has one (stream.cu), the default stream one
  * (launch.cu) and each graph one (graph.cu), so work that may run at the

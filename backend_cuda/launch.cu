@@ -17,6 +17,8 @@
 enum { MAX_GRID_X = 0x7fffffff, MAX_GRID_YZ = 65535 };
 
 static int sync_launches;   /* DUO_SYNC_LAUNCHES=1: wait after launches */
+static int early_launch;    /* see duo_cuda_early_launch (kernel_cuda.h) */
+static int early_paused;    /* the profiler's trace is on */
 static void *scratch;       /* device partials for reductions */
 static size_t scratch_bytes;
 /* Pinned host memory mapped into the device's address space: duo_reduce's
@@ -167,10 +169,23 @@ duo_status duo_cuda_reduce_scratch_new(void **scratch_out, const char *where)
 
 void *duo_cuda_default_reduce_scratch(void) { return default_reduce_scratch; }
 
+int duo_cuda_early_launch(void) { return early_launch && !early_paused; }
+
+void duo_cuda_pause_early_launch(int paused) { early_paused = paused; }
+
 duo_status duo_cuda_launch_setup(void)
 {
     const char *env = getenv("DUO_SYNC_LAUNCHES");
     sync_launches = env != NULL && strcmp(env, "0") != 0 && env[0] != '\0';
+    /* Early launch needs compute capability 9.0; DUO_EARLY_LAUNCH=0
+     * turns it off (to compare, or to rule it out). */
+    int device = 0, major = 0;
+    DUO_CUDA_TRY(cudaGetDevice(&device), "duo_init");
+    DUO_CUDA_TRY(cudaDeviceGetAttribute(
+                     &major, cudaDevAttrComputeCapabilityMajor, device),
+                 "duo_init");
+    env = getenv("DUO_EARLY_LAUNCH");
+    early_launch = major >= 9 && !(env != NULL && strcmp(env, "0") == 0);
     if (result_slot == NULL) {
         DUO_CUDA_TRY(cudaHostAlloc(&result_slot, 64, cudaHostAllocMapped),
                      "duo_init");

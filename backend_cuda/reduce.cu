@@ -222,6 +222,7 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
     constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
     constexpr unsigned BATCH = 8; /* 16-byte loads in flight per thread */
     const size_t chunk = (size_t)steps * LANES;
+    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
 
     Acc slot = Op::identity(); /* step 5's thread blockIdx.x; thread 0 */
     for (size_t c = blockIdx.x; c < chunks; c += gridDim.x) {
@@ -297,10 +298,11 @@ static duo_status queue_reduce(const char *where, const In *x, size_t n,
     const size_t chunk = steps * DUO_REDUCE_LANES(sizeof(In));
     const size_t chunks = (n + chunk - 1) / chunk;
     char *base = (char *)scratch;
-    reduce_kernel<Op, In, Out>
-        <<<reduce_grid(chunks), DUO_REDUCE_THREADS, 0, stream>>>(
-            x, n, chunks, (unsigned)steps, (uintptr_t)x % 16 == 0,
-            (Acc *)(base + DUO_CUDA_SCRATCH_SLOTS), (unsigned *)base, out);
+    duo_cuda_launch_(reduce_kernel<Op, In, Out>, reduce_grid(chunks),
+                     DUO_REDUCE_THREADS, 0, stream, x, n, chunks,
+                     (unsigned)steps, (uintptr_t)x % 16 == 0,
+                     (Acc *)(base + DUO_CUDA_SCRATCH_SLOTS),
+                     (unsigned *)base, out);
     DUO_CUDA_TRY(cudaGetLastError(), where);
     return DUO_SUCCESS;
 }
@@ -484,6 +486,7 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
     /* About 8 16-byte loads in flight per thread, over the K pairs. */
     constexpr unsigned BATCH = K == 1 ? 4 : K == 2 ? 2 : 1;
     const size_t chunk = (size_t)steps * LANES;
+    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
 
     double slot[K];
 #pragma unroll
@@ -573,10 +576,11 @@ static duo_status queue_dot(size_t n, const void *const *x,
     const size_t chunk = steps * DUO_REDUCE_LANES(sizeof(In));
     const size_t chunks = (n + chunk - 1) / chunk;
     char *base = (char *)duo_cuda_reduce_scratch(stream);
-    dot_kernel<In, K><<<reduce_grid(chunks), DUO_REDUCE_THREADS, 0,
-                        duo_cuda_stream(stream)>>>(
-        a, n, chunks, (unsigned)steps, aligned,
-        (double *)(base + DUO_CUDA_SCRATCH_SLOTS), (unsigned *)base, result);
+    duo_cuda_launch_(dot_kernel<In, K>, reduce_grid(chunks),
+                     DUO_REDUCE_THREADS, 0, duo_cuda_stream(stream), a, n,
+                     chunks, (unsigned)steps, aligned,
+                     (double *)(base + DUO_CUDA_SCRATCH_SLOTS),
+                     (unsigned *)base, result);
     DUO_CUDA_TRY(cudaGetLastError(), "duo_dot_async");
     return DUO_SUCCESS;
 }

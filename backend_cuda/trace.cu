@@ -64,6 +64,9 @@ enum { KIND_COUNT = sizeof traced_kinds / sizeof traced_kinds[0] };
 static const CUpti_CallbackId queueing_calls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    /* duo_cuda_launch_ (early launch, kernel_cuda.h) */
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
@@ -326,6 +329,7 @@ int duo_be_trace_start(void)
         return 0;
     }
     tracing = 1;
+    duo_cuda_pause_early_launch(1);
     return 1;
 }
 
@@ -336,6 +340,7 @@ void duo_be_trace_stop(void)
     disable_tracing(KIND_COUNT, CALL_COUNT);
     current_call = NO_CALL;
     tracing = 0;
+    duo_cuda_pause_early_launch(0);
 }
 
 void duo_be_trace_push(uint64_t call) { current_call = call; }

@@ -1,7 +1,9 @@
 /*
  * test_kernels.c - kernels written once with DUO_KERNEL / DUO_FOR /
  * DUO_FOR_2D / DUO_FOR_3D, launched with DUO_LAUNCH / DUO_LAUNCH_ON, a
- * block-level kernel (DUO_BLOCK_KERNEL, shared memory and barriers), and
+ * chain of launches and a stream-ordered reduction that each read what
+ * the one before wrote, a block-level kernel (DUO_BLOCK_KERNEL, shared
+ * memory and barriers), and
  * user reductions from DUO_REDUCE_DEFINE, checked against host references
  * computed here.  Every output is poisoned first, and the elements past
  * the end (a guard zone) must stay poisoned.
@@ -65,6 +67,25 @@ DUO_KERNEL(square_plus, size_t n, const int64_t *in, int64_t *out)
 {
     DUO_FOR(i, n)
         out[i] = in[i] * in[i] + 1;
+}
+
+/* Each element comes from the opposite end of `in`, which the last
+ * blocks of the launch before wrote: a launch that ran ahead of its
+ * predecessor (the CUDA backend's early launch, kernel_cuda.h) would read
+ * stale values.  Unsigned arithmetic wraps, on every backend alike. */
+DUO_KERNEL(mirror_step, size_t n, uint64_t k, const uint64_t *in,
+           uint64_t *out)
+{
+    DUO_FOR(i, n)
+        out[i] = in[n - 1 - i] * 3u + k;
+}
+
+/* out = x + *sum, a device scalar that a reduction wrote just before. */
+DUO_KERNEL(add_device_scalar, size_t n, const uint64_t *sum,
+           const uint64_t *x, uint64_t *out)
+{
+    DUO_FOR(i, n)
+        out[i] = x[i] + *sum;
 }
 
 /* A block-level kernel: blocks of BT_X x BT_Y threads share a tile in
@@ -406,6 +427,70 @@ static void test_launch_on_stream(void)
     test_set_context("%s", "");
 }
 
+/* A chain of launches and stream-ordered reductions, each reading what
+ * the one before wrote across the whole array (several waves of blocks
+ * on a GPU), against the same chain on the host. */
+static void test_dependent_launches(void)
+{
+    enum { STEPS = 40 };
+    const size_t n = 4194319; /* prime; 16384 blocks of 256 and more */
+    test_set_context("chain of %d dependent launches, n = %zu", STEPS + 2, n);
+    uint64_t *h = (uint64_t *)test_xmalloc(n * sizeof(uint64_t));
+    uint64_t *ref = (uint64_t *)test_xmalloc(n * sizeof(uint64_t));
+    uint64_t *tmp = (uint64_t *)test_xmalloc(n * sizeof(uint64_t));
+    uint64_t *d[2];
+    d[0] = (uint64_t *)test_device_alloc(n * sizeof(uint64_t));
+    d[1] = (uint64_t *)test_device_alloc(n * sizeof(uint64_t));
+    uint64_t *sum = (uint64_t *)test_device_alloc(sizeof(uint64_t));
+    for (size_t i = 0; i < n; ++i)
+        ref[i] = test_rng_u64(&rng);
+    CHECK_OK(duo_memcpy(d[0], ref, n * sizeof(uint64_t),
+                        DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memset(d[1], TEST_POISON_BYTE, n * sizeof(uint64_t)));
+
+    /* Device: d[1] = mirror(d[0]), d[0] = mirror(d[1]), ..., then the sum
+     * of the last into *sum, d = last + *sum, and one more mirror. */
+    int cur = 0;
+    for (uint64_t k = 1; k <= STEPS; ++k, cur ^= 1)
+        CHECK_OK(DUO_LAUNCH(mirror_step, n, n, k, d[cur], d[cur ^ 1]));
+    CHECK_OK(duo_reduce_async(DUO_SUM, DUO_U64, d[cur], n, sum, NULL));
+    CHECK_OK(DUO_LAUNCH(add_device_scalar, n, n, sum, d[cur], d[cur ^ 1]));
+    CHECK_OK(DUO_LAUNCH(mirror_step, n, n, (uint64_t)STEPS + 1, d[cur ^ 1],
+                        d[cur]));
+
+    /* Host reference. */
+    for (uint64_t k = 1; k <= STEPS; ++k) {
+        for (size_t i = 0; i < n; ++i)
+            tmp[i] = ref[n - 1 - i] * 3u + k;
+        memcpy(ref, tmp, n * sizeof(uint64_t));
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; ++i)
+        total += ref[i];
+    for (size_t i = 0; i < n; ++i)
+        tmp[i] = ref[n - 1 - i] + total;
+    for (size_t i = 0; i < n; ++i)
+        ref[i] = tmp[i] * 3u + ((uint64_t)STEPS + 1);
+
+    for (size_t i = 0; i < n; ++i)
+        h[i] = TEST_POISON_U64;
+    CHECK_OK(duo_memcpy(h, d[cur], n * sizeof(uint64_t),
+                        DUO_DEVICE_TO_HOST));
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (h[i] != ref[i] && bad++ < 5)
+            CHECK_MSG(0, "element %zu = %llu, want %llu", i,
+                      (unsigned long long)h[i], (unsigned long long)ref[i]);
+    CHECK_MSG(bad == 0, "%zu of %zu elements wrong", bad, n);
+    CHECK_OK(duo_free(d[0]));
+    CHECK_OK(duo_free(d[1]));
+    CHECK_OK(duo_free(sum));
+    free(h);
+    free(ref);
+    free(tmp);
+    test_set_context("%s", "");
+}
+
 static void test_block_kernel(void)
 {
     const size_t grids[][2] = {{1, 1}, {7, 5}, {3, 1}, {1, 9}, {0, 4},
@@ -644,6 +729,7 @@ int main(void)
     test_fill_2d_3d();
     test_restrict_helper();
     test_launch_on_stream();
+    test_dependent_launches();
     test_block_kernel();
     test_user_reductions();
     CHECK_OK(duo_synchronize());

@@ -98,17 +98,66 @@ int duo_host_path(void);
 /* ------------------------------------------------------------------ */
 /* Launches. */
 
+/* Early launch (programmatic dependent launch, compute capability 9.0
+ * and up): duo's kernels are launched so that the GPU may schedule a
+ * grid while the kernel before it on the stream is still finishing; its
+ * blocks then wait here, before touching memory, until that kernel has
+ * finished and its writes are visible -- the order of a plain launch,
+ * without the gap between the two grids.  Once past the wait, a block
+ * lets the kernel after it be scheduled in turn.  Elsewhere, or in a
+ * grid launched without the attribute, both are no-ops. */
+__device__ __forceinline__ void duo_cuda_wait_previous_(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /* The __global__ functions behind every kernel: F is the kernel function
  * and P its parameter types, so arguments convert exactly as in a call.
  * Block kernels get their block size as launch bounds. */
 template <auto F, class... P> __global__ void duo_cuda_entry(P... p)
 {
+    duo_cuda_wait_previous_();
     F(p...);
 }
 template <auto F, int THREADS, class... P>
 __global__ void __launch_bounds__(THREADS) duo_cuda_block_entry(P... p)
 {
+    duo_cuda_wait_previous_();
     F(p...);
+}
+
+/* From backend_cuda/launch.cu: 1 when launches ask for early launch (a
+ * GPU of compute capability 9.0 or more, and DUO_EARLY_LAUNCH not 0). */
+int duo_cuda_early_launch(void);
+
+template <class T> struct duo_cuda_as_is_ {
+    typedef T type;
+};
+
+/* Launch `entry` (a kernel that starts with duo_cuda_wait_previous_) on
+ * `stream`, asking for early launch where duo_cuda_early_launch() says
+ * so.  The arguments convert to the kernel's parameter types at the call,
+ * as with <<<>>>.  A failure is left for cudaGetLastError. */
+template <class... P>
+void duo_cuda_launch_(void (*entry)(P...), dim3 grid, dim3 block,
+                      size_t smem, cudaStream_t stream,
+                      typename duo_cuda_as_is_<P>::type... args)
+{
+    cudaLaunchAttribute early;
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = &early;
+    config.numAttrs = duo_cuda_early_launch() ? 1 : 0;
+    void *argv[] = {(void *)&args..., NULL};
+    (void)cudaLaunchKernelExC(&config, (const void *)entry, argv);
 }
 
 /* The __global__ function that a kernel's GPU launches run; the launch
@@ -142,9 +191,9 @@ cudaStream_t duo_cuda_stream(duo_stream stream);
     (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
          ? ((duo_host_path()                                                \
                  ? kernel(__VA_ARGS__)                                      \
-                 : DUO_CUDA_ENTRY(kernel)<<<(grid), (block), 0,             \
-                                            duo_cuda_stream(stream)>>>(     \
-                       __VA_ARGS__)),                                       \
+                 : duo_cuda_launch_(DUO_CUDA_ENTRY(kernel), (grid),         \
+                                    (block), 0, duo_cuda_stream(stream),    \
+                                    __VA_ARGS__)),                          \
             duo_launch_end(#kernel, stream, __FILE__, __LINE__))            \
          : duo_launch_refused())
 
@@ -184,13 +233,15 @@ dim3 duo_cuda_grid_blocks(size_t gx, size_t gy);
     (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
          ? ((duo_host_path()                                                \
                  ? kernel(duo_grid_make(gx, gy), __VA_ARGS__)               \
-                 : duo_cuda_block_entry_of_<kernel, kernel##_duo_block_x *  \
-                                                     kernel##_duo_block_y>( \
-                       kernel)<<<duo_cuda_grid_blocks(gx, gy),              \
-                                 dim3(kernel##_duo_block_x,                 \
-                                      kernel##_duo_block_y),                \
-                                 0, duo_cuda_stream(stream)>>>(             \
-                       duo_grid_make(gx, gy), __VA_ARGS__)),                \
+                 : duo_cuda_launch_(                                        \
+                       duo_cuda_block_entry_of_<kernel,                     \
+                                                kernel##_duo_block_x *      \
+                                                    kernel##_duo_block_y>(  \
+                           kernel),                                         \
+                       duo_cuda_grid_blocks(gx, gy),                        \
+                       dim3(kernel##_duo_block_x, kernel##_duo_block_y), 0, \
+                       duo_cuda_stream(stream), duo_grid_make(gx, gy),      \
+                       __VA_ARGS__)),                                       \
             duo_launch_end(#kernel, stream, __FILE__, __LINE__))            \
          : duo_launch_refused())
 
