@@ -3,10 +3,10 @@
  * DUO_FOR_2D / DUO_FOR_3D, launched with DUO_LAUNCH / DUO_LAUNCH_ON, a
  * chain of launches and a stream-ordered reduction that each read what
  * the one before wrote, a block-level kernel (DUO_BLOCK_KERNEL, shared
- * memory and barriers), and
- * user reductions from DUO_REDUCE_DEFINE, checked against host references
- * computed here.  Every output is poisoned first, and the elements past
- * the end (a guard zone) must stay poisoned.
+ * memory and barriers), and user reductions from DUO_REDUCE_DEFINE,
+ * checked against host references computed here.  Every output is
+ * poisoned first, and the elements past the end (a guard zone) must stay
+ * poisoned.
  */
 #include <math.h>
 #include <stdlib.h>
