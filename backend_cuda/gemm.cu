@@ -234,7 +234,7 @@ struct CfgF32 {
     static constexpr int THREADS = 32 * WM * WN;
     /* Registers: 8 x 16 (128 accumulators) gets all 255, one block of
      * 256 threads per SM; 8 x 8 (64) gets up to 128 (the 128 x 128
-     * shape: two blocks of 256 threads per SM), or 170 when it stages
+     * shape: two blocks of 256 threads per SM), or 168 when it stages
      * (128 x 64: three blocks of 128 threads); 4 x 4 (16) gets up to 85
      * (64 spill). */
     static constexpr int REGS =

@@ -12,10 +12,12 @@
  *   rr' = r.r;  stop when sqrt(rr') / ||b|| < tol, on breakdown
  *   (p.q <= 0) or after maxit iterations;  p = r + (rr' / rr) p
  *
- * A device status flag freezes every kernel once the solve stops, so a
- * replay that overruns the last iteration changes nothing: the host looks
- * only after each batch, and the iteration count and every iterate are
- * those of an iteration-by-iteration loop, on every backend.
+ * A device status flag freezes x, r, p, rr, the count and the history
+ * once the solve stops (q = A p and p.q are recomputed from the frozen p,
+ * to the same values, and nothing uses them), so a replay that overruns
+ * the last iteration changes nothing: the host looks only after each
+ * batch, and the iteration count and every iterate are those of an
+ * iteration-by-iteration loop, on every backend.
  *
  * Several ranks (cg_solver_create_rows, MPI, more than one rank): each rank
  * holds its rows of the grid (duo/dist.h), p with a halo row above and
