@@ -46,7 +46,9 @@
  *   slab's multiply, 4-byte shared stores after it.  4-byte cp.async
  *   keeps the load units four times as busy; staging costs registers,
  *   which only these shapes have to spare (NN 4096^3 and 8192^3: 2 to 4%
- *   faster on an H100; 8192 x 64 x 8192 4%).  128 x 256 also multiplies
+ *   faster on an H100; 8192 x 64 x 8192 4%).  In split products (below)
+ *   the 128 x 64 shape keeps op(A) as stored instead, [m][k], and reads
+ *   it 4 k per 128-bit load (KeptSlabF32).  128 x 256 also multiplies
  *   half a slab per unrolled loop body rather than all of it, and when
  *   both operands are staged (NT) they are staged in two halves of the
  *   slab (see the kernel).  A warp covers 32 x 64 of C: its lanes read 4
@@ -222,7 +224,7 @@ namespace {
  * Per k a lane reads 4 RM values of op(A) and 4 RN of op(B) with RM + RN
  * 128-bit shared loads and issues 16 RM RN FFMAs. */
 template <int WM_, int WN_, int RM_, int RN_, int BK_ = 16, int STAGES_ = 4,
-          bool STAGED_ = false>
+          bool STAGED_ = false, bool KEEP_A_ = false>
 struct CfgF32 {
     static constexpr int WM = WM_, WN = WN_, RM = RM_, RN = RN_;
     static constexpr int BK = BK_;         /* k per slab                 */
@@ -230,6 +232,10 @@ struct CfgF32 {
     /* k-contiguous operands in 16-byte-aligned rows are transposed
      * through registers (StagedSlabF32) rather than by cp.async. */
     static constexpr bool STAGED = STAGED_;
+    /* op(A) stored with k contiguous (A not transposed) in 16-byte-aligned
+     * rows is kept so in shared memory (KeptSlabF32) and read 4 k at a
+     * time, rather than transposed. */
+    static constexpr bool KEEP_A = KEEP_A_;
     static constexpr int BM = WM * 16 * RM, BN = WN * 32 * RN;
     static constexpr int THREADS = 32 * WM * WN;
     /* Registers: 8 x 16 (128 accumulators) gets all 255, one block of
@@ -468,14 +474,78 @@ template <int MN, int NT, int BK, int PARTS> struct StagedSlabF32 {
     }
 };
 
-/* The slab copier of one operand: in shapes that stage, KCONTIG operands
+/* One operand's MN x BK slab kept as stored, [mn][k] (rows of BK floats,
+ * stages BK (MN + 4) floats apart like SlabF32's), for an operand stored
+ * with k contiguous in 16-byte-aligned rows: 16-byte cp.async copies, no
+ * transposition.  The 16-byte chunk c of row r sits at chunk c ^ ((r >>
+ * 2) & (BK / 4 - 1)) of its row (kept_chunk): the rows 4 apart that a
+ * warp reads with one 128-bit load then fall in different banks, and so
+ * do the chunks that its copies write. */
+static __host__ __device__ constexpr int kept_chunk(int row, int c, int bk)
+{
+    return c ^ ((row >> 2) & (bk / 4 - 1));
+}
+
+template <int MN, int NT, int BK> struct KeptSlabF32 {
+    static constexpr int CH = BK / 4;  /* 16-byte chunks per row */
+    static constexpr int RP = NT / CH; /* rows per pass          */
+    static constexpr int PASSES = MN / RP;
+    /* RP a multiple of 4 CH: a thread's rows share one chunk order. */
+    static_assert((CH & (CH - 1)) == 0 && NT % CH == 0 && MN % RP == 0 &&
+                      RP % (4 * CH) == 0,
+                  "slab shape and thread count do not fit");
+
+    const float *ptr; /* this thread's first chunk of the next slab  */
+    size_t next;      /* pointer distance between the thread's rows   */
+    int lim_mn;       /* valid rows from ptr's                        */
+    int lim_k;        /* valid elements from ptr along k              */
+    uint32_t dst;     /* shared address of the first copy, stage 0    */
+
+    __device__ __forceinline__ KeptSlabF32(const float *matrix, size_t ld,
+                                           int mn0, int mn, int k,
+                                           uint32_t s)
+    {
+        const int t = (int)threadIdx.x, row = t / CH, c = t % CH;
+        ptr = matrix + (size_t)(mn0 + row) * ld + 4 * c;
+        next = RP * ld;
+        lim_mn = mn - (mn0 + row);
+        lim_k = k - 4 * c;
+        dst = s + (uint32_t)((row * BK + 4 * kept_chunk(row, c, BK)) *
+                             sizeof(float));
+    }
+
+    __device__ __forceinline__ void issue(int stage, bool whole)
+    {
+        const uint32_t d =
+            dst + (uint32_t)(stage * BK * (MN + 4) * sizeof(float));
+#pragma unroll
+        for (int i = 0; i < PASSES; ++i) {
+            const uint32_t e = d + (uint32_t)(i * RP * BK * sizeof(float));
+            if (whole)
+                cp_async16(e, ptr + i * next, 16);
+            else
+                cp_async_chunk(e, ptr + i * next,
+                               lim_mn > i * RP ? lim_k : 0);
+        }
+        ptr += BK;
+        lim_k -= BK;
+    }
+
+    __device__ __forceinline__ void land(int, int) {}
+};
+
+/* The slab copier of one operand: op(A) kept [mn][k] where the shape
+ * says so (KEEP, see KeptSlabF32); in shapes that stage, KCONTIG operands
  * with 16-byte-aligned rows go through registers (in PARTS parts); the
  * rest by cp.async. */
-template <class CFG, bool KCONTIG, bool VEC, int MN, int PARTS>
+template <class CFG, bool KCONTIG, bool VEC, int MN, int PARTS,
+          bool KEEP = false>
 using SlabOfF32 = typename std::conditional<
-    CFG::STAGED && KCONTIG && VEC,
-    StagedSlabF32<MN, CFG::THREADS, CFG::BK, PARTS>,
-    SlabF32<KCONTIG, VEC, MN, CFG::THREADS, CFG::BK>>::type;
+    KEEP && KCONTIG && VEC, KeptSlabF32<MN, CFG::THREADS, CFG::BK>,
+    typename std::conditional<
+        CFG::STAGED && KCONTIG && VEC,
+        StagedSlabF32<MN, CFG::THREADS, CFG::BK, PARTS>,
+        SlabF32<KCONTIG, VEC, MN, CFG::THREADS, CFG::BK>>::type>::type;
 } // namespace
 
 /* v[4 r .. 4 r + 3] = the 4 floats at x + GAP r for r < G: one 128-bit
@@ -554,11 +624,12 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
      * they are staged, and the slab multiplied, in two halves, landing in
      * between (128 x 256: NT 4096^3 and 8192^3 4% faster; the same halves
      * in NN cost 3%). */
-    constexpr bool kBothStaged = CFG::STAGED && VEC && !TA && TB;
+    constexpr bool kKeptA = CFG::KEEP_A && !TA && VEC;
+    constexpr bool kBothStaged = CFG::STAGED && VEC && !TA && TB && !kKeptA;
     constexpr int kParts = kBothStaged ? 2 : 1;
     constexpr int kRun = CFG::BK / kParts;
     constexpr int kUnroll = CFG::STAGED ? 16 : kRun;
-    SlabOfF32<CFG, !TA, VEC, BM, kParts> la(
+    SlabOfF32<CFG, !TA, VEC, BM, kParts, CFG::KEEP_A> la(
         a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
     SlabOfF32<CFG, TB, VEC, BN, kParts> lb(
         b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
@@ -611,18 +682,50 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         for (int q = 0; q < kParts; ++q) {
             const float *xa =
                 sa + (s % CFG::STAGES) * CFG::SLAB_A + q * kRun * CFG::LDA;
+            const float *xa_kept = sa + (s % CFG::STAGES) * CFG::SLAB_A;
             const float *xb =
                 sb + (s % CFG::STAGES) * CFG::SLAB_B + q * kRun * CFG::LDB;
+            if (kKeptA) {
+                /* A kept [m][k]: per 4 k one 128-bit load per row. */
+#pragma unroll
+                for (int kq = 0; kq < kRun / 4; ++kq) {
+                    float4 a4[4 * RM];
+#pragma unroll
+                    for (int i = 0; i < 4 * RM; ++i) {
+                        const int row = am + (i & 3) + (i >> 2) * 16;
+                        a4[i] = *reinterpret_cast<const float4 *>(
+                            xa_kept + row * CFG::BK +
+                            4 * kept_chunk(row, kq, CFG::BK));
+                    }
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) {
+                        float bv[4 * RN];
+                        load_groups<RN, 32>(
+                            bv, xb + (4 * kq + kk) * CFG::LDB + bn);
+#pragma unroll
+                        for (int i = 0; i < 4 * RM; ++i) {
+                            const float av = kk == 0   ? a4[i].x
+                                             : kk == 1 ? a4[i].y
+                                             : kk == 2 ? a4[i].z
+                                                       : a4[i].w;
+#pragma unroll
+                            for (int j = 0; j < 4 * RN; ++j)
+                                acc[i][j] = fmaf(av, bv[j], acc[i][j]);
+                        }
+                    }
+                }
+            } else {
 #pragma unroll(kUnroll)
-            for (int kk = 0; kk < kRun; ++kk) {
-                float av[4 * RM], bv[4 * RN];
-                load_groups<RM, 16>(av, xa + kk * CFG::LDA + am);
-                load_groups<RN, 32>(bv, xb + kk * CFG::LDB + bn);
+                for (int kk = 0; kk < kRun; ++kk) {
+                    float av[4 * RM], bv[4 * RN];
+                    load_groups<RM, 16>(av, xa + kk * CFG::LDA + am);
+                    load_groups<RN, 32>(bv, xb + kk * CFG::LDB + bn);
 #pragma unroll
-                for (int i = 0; i < 4 * RM; ++i)
+                    for (int i = 0; i < 4 * RM; ++i)
 #pragma unroll
-                    for (int j = 0; j < 4 * RN; ++j)
-                        acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                        for (int j = 0; j < 4 * RN; ++j)
+                            acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                }
             }
             /* Staged parts go to their stage (the barrier of the next
              * iteration publishes them) and the next part is read. */
@@ -1008,6 +1111,11 @@ using F32Shape1 = CfgF32<4, 2, 2, 2, 32, 3>;
  * NT 1023^3 4% faster, the other sizes where it is chosen unchanged).
  * 64 x 128 is not staged: its 64 x 8192 x 8192 was 11% slower so. */
 using F32Shape2 = CfgF32<4, 1, 2, 2, 16, 4, true>;
+/* 128 x 64 for split products keeps op(A) [m][k] (KeptSlabF32): 8192 x 64
+ * x 8192 NN 6 to 7% faster on an H100 than staging, where three blocks
+ * share an SM; with one block per SM (1000^3 NN) it was 10% slower, the
+ * loads of 4 k of A exposed. */
+using F32Shape2Split = CfgF32<4, 1, 2, 2, 16, 4, true, true>;
 using F32Shape3 = CfgF32<2, 2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8   */
 using F32Shape4 = CfgF32<4, 2, 1, 1>; /* 64 x 64, 256 threads, 4 x 4    */
 using F32Shape5 = CfgF32<2, 2, 1, 1>; /* 32 x 64, 128 threads, 4 x 4    */
@@ -1266,7 +1374,10 @@ static duo_status launch_index(int shape, const GemmParams<float> &p,
 {
     switch (shape) {
     case 1: return launch_shape<F32Shape1>(p, ta, tb, vec, splits);
-    case 2: return launch_shape<F32Shape2>(p, ta, tb, vec, splits);
+    case 2:
+        return splits > 1
+                   ? launch_shape<F32Shape2Split>(p, ta, tb, vec, splits)
+                   : launch_shape<F32Shape2>(p, ta, tb, vec, splits);
     case 3: return launch_shape<F32Shape3>(p, ta, tb, vec, splits);
     case 4: return launch_shape<F32Shape4>(p, ta, tb, vec, splits);
     case 5: return launch_shape<F32Shape5>(p, ta, tb, vec, splits);

@@ -633,53 +633,72 @@ static void test_order(size_t es)
     test_set_context("%s", "");
 }
 
-/* CUDA f32: a split product with more k blocks than gemm's 64 MiB
- * workspace holds (724^2 floats, 34 blocks: 32, then 2 folded onto C)
- * still gives the blocked order, checked on a sample of elements. */
-static void test_split_groups(void)
+/* CUDA f32 split products checked on a sample of elements against the
+ * blocked order:
+ * - more k blocks than gemm's 64 MiB workspace holds (724^2 floats, 34
+ *   blocks: 32, then 2 folded onto C);
+ * - 1000 x 70 x 9000 NN: A read with k contiguous into the 128 x 64
+ *   tiles of split products, 24 k blocks, edge tiles in both directions;
+ * - 64 x 1000 x 5000 NT (a C of few rows, both operands stored with k
+ *   contiguous, the last k block partial). */
+static void test_split_products(void)
 {
     if (!is_cuda())
         return;
-    const size_t m = 724, n = 724, k = 33 * 384 + 100;
-    const duo_transpose ta = DUO_TRANS, tb = DUO_NO_TRANS;
+    static const struct {
+        size_t m, n, k;
+        duo_transpose ta, tb;
+    } cases[] = {{724, 724, 33 * 384 + 100, DUO_TRANS, DUO_NO_TRANS},
+                 {1000, 70, 9000, DUO_NO_TRANS, DUO_NO_TRANS},
+                 {64, 1000, 5000, DUO_NO_TRANS, DUO_TRANS}};
     const float alpha = 1.5f, beta = -0.5f;
-    float *ha = (float *)random_matrix(4, k, m, m);
-    float *hb = (float *)random_matrix(4, k, n, n);
-    float *h0 = (float *)random_matrix(4, m, n, n);
-    float *hc = (float *)test_xmalloc(m * n * sizeof(float));
-    void *da = dev_copy(ha, k * m * sizeof(float));
-    void *db = dev_copy(hb, k * n * sizeof(float));
-    void *dc = dev_copy(h0, m * n * sizeof(float));
-    test_set_context("f32 split in groups m=%zu n=%zu k=%zu", m, n, k);
-    if (CHECK_OK(duo_gemm_f32(ta, tb, m, n, k, alpha, (const float *)da, m,
-                              (const float *)db, n, beta, (float *)dc, n))) {
-        test_to_host(hc, dc, m * n * sizeof(float));
-        size_t bad = 0, checked = 0;
-        for (size_t s = 0; s < 512; ++s) {
-            const size_t i = s == 0 ? 0 : s == 1 ? m - 1
-                           : (size_t)test_rng_u64(&rng) % m;
-            const size_t j = s == 0 ? 0 : s == 1 ? n - 1
-                           : (size_t)test_rng_u64(&rng) % n;
-            const float want = order_f32(ha, m, ta, hb, n, tb, i, j, k, 384,
-                                         alpha, beta, h0[i * n + j]);
-            const float got = hc[i * n + j];
-            ++checked;
-            if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 3)
-                CHECK_MSG(0, "C(%zu,%zu) = %.9g, the blocked order gives "
-                          "%.9g", i, j, got, want);
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t) {
+        const size_t m = cases[t].m, n = cases[t].n, k = cases[t].k;
+        const duo_transpose ta = cases[t].ta, tb = cases[t].tb;
+        size_t ar, ac, br, bc;
+        stored(ta, m, k, &ar, &ac);
+        stored(tb, k, n, &br, &bc);
+        float *ha = (float *)random_matrix(4, ar, ac, ac);
+        float *hb = (float *)random_matrix(4, br, bc, bc);
+        float *h0 = (float *)random_matrix(4, m, n, n);
+        float *hc = (float *)test_xmalloc(m * n * sizeof(float));
+        void *da = dev_copy(ha, ar * ac * sizeof(float));
+        void *db = dev_copy(hb, br * bc * sizeof(float));
+        void *dc = dev_copy(h0, m * n * sizeof(float));
+        test_set_context("f32 split %s%s m=%zu n=%zu k=%zu",
+                         ta == DUO_TRANS ? "T" : "N",
+                         tb == DUO_TRANS ? "T" : "N", m, n, k);
+        if (CHECK_OK(duo_gemm_f32(ta, tb, m, n, k, alpha, (const float *)da,
+                                  ac, (const float *)db, bc, beta,
+                                  (float *)dc, n))) {
+            test_to_host(hc, dc, m * n * sizeof(float));
+            size_t bad = 0, checked = 0;
+            for (size_t s = 0; s < 512; ++s) {
+                const size_t i = s == 0 ? 0 : s == 1 ? m - 1
+                               : (size_t)test_rng_u64(&rng) % m;
+                const size_t j = s == 0 ? 0 : s == 1 ? n - 1
+                               : (size_t)test_rng_u64(&rng) % n;
+                const float want = order_f32(ha, ac, ta, hb, bc, tb, i, j, k,
+                                             384, alpha, beta, h0[i * n + j]);
+                const float got = hc[i * n + j];
+                ++checked;
+                if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 3)
+                    CHECK_MSG(0, "C(%zu,%zu) = %.9g, the blocked order "
+                              "gives %.9g", i, j, got, want);
+            }
+            CHECK_MSG(bad == 0, "%zu of %zu sampled elements differ from "
+                      "the blocked order", bad, checked);
+            printf("f32 split %zux%zux%zu: %zu sampled elements "
+                   "bit-exact\n", m, n, k, checked);
         }
-        CHECK_MSG(bad == 0, "%zu of %zu sampled elements differ from the "
-                  "blocked order", bad, checked);
-        printf("f32 split in groups: %zu sampled elements bit-exact\n",
-               checked);
+        CHECK_OK(duo_free(da));
+        CHECK_OK(duo_free(db));
+        CHECK_OK(duo_free(dc));
+        free(ha);
+        free(hb);
+        free(h0);
+        free(hc);
     }
-    CHECK_OK(duo_free(da));
-    CHECK_OK(duo_free(db));
-    CHECK_OK(duo_free(dc));
-    free(ha);
-    free(hb);
-    free(h0);
-    free(hc);
     test_set_context("%s", "");
 }
 
@@ -807,7 +826,7 @@ int main(void)
         test_order(es);
         test_tile_shapes(es);
     }
-    test_split_groups();
+    test_split_products();
     printf("gemm: %ld cases checked elementwise; largest error / bound "
            "%.3Lg\n", checked_cases, worst_ratio);
     CHECK_OK(duo_finalize());
