@@ -1105,10 +1105,11 @@ using F32Shape0 = CfgF32<4, 2, 2, 4, 32, 3, true>;
  * smaller shapes would lose a block per SM to the larger slabs). */
 using F32Shape1 = CfgF32<4, 2, 2, 2, 32, 3>;
 /* 128 x 64, 128 threads, 8 x 8 each.  It transposes through registers,
- * with up to 168 of them (three blocks per SM; at 128 it spilled): the
- * shape of split products such as 8192 x 64 x 8192, whose A (k
- * contiguous) is the whole of the traffic (H100: 302 -> 288 to 291 us;
- * NT 1023^3 4% faster, the other sizes where it is chosen unchanged).
+ * with up to 168 of them (three blocks per SM; at 128 it spilled).  When
+ * split products such as 8192 x 64 x 8192, whose A (k contiguous) is the
+ * whole of the traffic, used it, that took them from 302 to 288-291 us
+ * on an H100; NT 1023^3 4% faster, the other sizes where it is chosen
+ * unchanged.
  * 64 x 128 is not staged: its 64 x 8192 x 8192 was 11% slower so. */
 using F32Shape2 = CfgF32<4, 1, 2, 2, 16, 4, true>;
 /* 128 x 64 for split products keeps op(A) [m][k] (KeptSlabF32): 8192 x 64

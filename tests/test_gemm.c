@@ -637,8 +637,8 @@ static void test_order(size_t es)
  * blocked order:
  * - more k blocks than gemm's 64 MiB workspace holds (724^2 floats, 34
  *   blocks: 32, then 2 folded onto C);
- * - 1000 x 70 x 9000 NN: A read with k contiguous into the 128 x 64
- *   tiles of split products, 24 k blocks, edge tiles in both directions;
+ * - 1000 x 70 x 9000 NN (A stored with k contiguous in 16-byte-aligned
+ *   rows, 24 k blocks, edge tiles in both directions);
  * - 64 x 1000 x 5000 NT (a C of few rows, both operands stored with k
  *   contiguous, the last k block partial). */
 static void test_split_products(void)
