@@ -682,11 +682,11 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         for (int q = 0; q < kParts; ++q) {
             const float *xa =
                 sa + (s % CFG::STAGES) * CFG::SLAB_A + q * kRun * CFG::LDA;
-            const float *xa_kept = sa + (s % CFG::STAGES) * CFG::SLAB_A;
             const float *xb =
                 sb + (s % CFG::STAGES) * CFG::SLAB_B + q * kRun * CFG::LDB;
             if (kKeptA) {
-                /* A kept [m][k]: per 4 k one 128-bit load per row. */
+                /* A kept [m][k] (one part, so xa is the stage): per 4 k
+                 * one 128-bit load per row. */
 #pragma unroll
                 for (int kq = 0; kq < kRun / 4; ++kq) {
                     float4 a4[4 * RM];
@@ -694,7 +694,7 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
                     for (int i = 0; i < 4 * RM; ++i) {
                         const int row = am + (i & 3) + (i >> 2) * 16;
                         a4[i] = *reinterpret_cast<const float4 *>(
-                            xa_kept + row * CFG::BK +
+                            xa + row * CFG::BK +
                             4 * kept_chunk(row, kq, CFG::BK));
                     }
 #pragma unroll
