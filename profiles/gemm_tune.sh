@@ -7,13 +7,14 @@
 #  1. builds build/cuda (make cuda: sm_90 code) and build/serial;
 #  2. test_gemm and the gemm ctest suites of the cuda build;
 #  3. duo-gemm dumps on serial and cuda compared by duo-compare, f32 and
-#     f64, K below and above the CPU's k block, beta 0 and not, and f32
-#     products that CUDA splits over k (small C, long k): which results
-#     are bit-identical (max_ulp 0) and which are not;
+#     f64, K below and above the CPU's k block, beta 0 and not, f32
+#     products that CUDA splits over k (small C, long k) and f32 products
+#     with B packed (DUO_GEMM_PACK=1): which results are bit-identical
+#     (max_ulp 0) and which are not;
 #  4. compute-sanitizer memcheck on test_gemm (every tile shape, all
 #     transposes, edges);
 #  5. duo-bench --only gemm (every row, the automatic tile choice);
-#  6. racecheck on a small duo-gemm run per tile shape;
+#  6. racecheck on a small duo-gemm run per tile shape, and with B packed;
 #  7. the bench rows up to 4096^3 once per forced tile shape
 #     (DUO_GEMM_TILE), to see whether the automatic choice picks the
 #     fastest (the data pick_shape's constants are fitted to).
@@ -80,6 +81,8 @@ bits "300 200 1000 --seed 3 --type f64" "f64 K > 256 (expect differ)"
 bits "2048 64 4096 --seed 5" "f32 split over k on CUDA: CPU's k blocks"
 bits "64 2048 3000 --seed 5 --ta --beta 0.5" "f32 split, last k block partial, beta"
 bits "8192 64 8192 --seed 5 --tb" "f32 split, the bench's tall-skinny row"
+DUO_GEMM_PACK=1 bits "2048 300 384 --seed 9 --tb --beta 0.5" "f32 B packed (forced), K = one CPU k block"
+DUO_GEMM_PACK=1 bits "257 131 384 --seed 9 --ta --tb" "f32 TT, B packed (forced)"
 
 # 4. memcheck: every tile shape, transposes, edges, error paths.
 step memcheck_test_gemm 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
@@ -94,6 +97,8 @@ for t in 128x256 128x128 128x64 64x128 64x64 32x64 32x32; do
 done
 DUO_GEMM_TILE=auto step racecheck_f32_split 120 compute-sanitizer --tool racecheck \
     --error-exitcode 9 build/cuda/bin/duo-gemm 67 45 1700 --tb --reps 1 --check
+DUO_GEMM_PACK=1 step racecheck_f32_packed 120 compute-sanitizer --tool racecheck \
+    --error-exitcode 9 build/cuda/bin/duo-gemm 131 70 45 --tb --reps 1 --check
 for t in 128x128 64x64 64x32 32x32; do
     DUO_GEMM_TILE=$t step "racecheck_f64_$t" 120 compute-sanitizer --tool racecheck \
         --error-exitcode 9 build/cuda/bin/duo-gemm 131 70 45 --tb --type f64 --reps 1 --check

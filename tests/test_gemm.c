@@ -22,8 +22,8 @@
  * computed on the host: CPU backends built with FMA, f32 and f64, the
  * blocked order for any K; CUDA f32, the blocked order for split products
  * (M N <= 2^19, K >= 1536), else the plain chain.  On CUDA every tile
- * shape (DUO_GEMM_TILE) must give the same bytes as the automatic choice,
- * split products included.
+ * shape (DUO_GEMM_TILE), f32 with B packed or not (DUO_GEMM_PACK), must
+ * give the same bytes as the automatic choice, split products included.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 
@@ -702,8 +702,95 @@ static void test_split_products(void)
     test_set_context("%s", "");
 }
 
-/* CUDA: every tile shape gives the same bytes in C (padding and a guard
- * included) as the automatic choice; an unknown shape is refused, C
+/* CUDA f32 products large enough that B, stored transposed, is packed
+ * (transposed into a workspace first; m and k >= 2048), checked on a
+ * sample of elements against the plain order, bit for bit, and C compared
+ * byte for byte with the same product unpacked (DUO_GEMM_PACK=0):
+ * - 2048 x 300 x 2053 NT (n not a multiple of the 32-float rows of the
+ *   copy, k prime);
+ * - 2053 x 517 x 2048 TT with B's rows padded by 3 floats (no 16-byte
+ *   copies of B as stored; the copy allows them). */
+static void test_packed_products(void)
+{
+    if (!is_cuda())
+        return;
+    static const struct {
+        size_t m, n, k;
+        duo_transpose ta;
+        size_t pad_a, pad_b;
+    } cases[] = {{2048, 300, 2053, DUO_NO_TRANS, 0, 0},
+                 {2053, 517, 2048, DUO_TRANS, 3, 3}};
+    const float alpha = -1.5f, beta = 0.75f;
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; ++t) {
+        const size_t m = cases[t].m, n = cases[t].n, k = cases[t].k;
+        const duo_transpose ta = cases[t].ta, tb = DUO_TRANS;
+        size_t ar, ac, br, bc;
+        stored(ta, m, k, &ar, &ac);
+        stored(tb, k, n, &br, &bc);
+        const size_t lda = ac + cases[t].pad_a, ldb = bc + cases[t].pad_b;
+        const size_t kb = order_kblock(4, m, n, k);
+        float *ha = (float *)random_matrix(4, ar, ac, lda);
+        float *hb = (float *)random_matrix(4, br, bc, ldb);
+        float *h0 = (float *)random_matrix(4, m, n, n);
+        float *packed = (float *)test_xmalloc(m * n * sizeof(float));
+        float *plain = (float *)test_xmalloc(m * n * sizeof(float));
+        void *da = dev_copy(ha, ar * lda * sizeof(float));
+        void *db = dev_copy(hb, br * ldb * sizeof(float));
+        void *dc = test_device_alloc(m * n * sizeof(float));
+        float *const results[2] = {packed, plain};
+        int ran = 1;
+        for (int r = 0; r < 2 && ran; ++r) {
+            setenv("DUO_GEMM_PACK", r == 0 ? "auto" : "0", 1);
+            test_set_context("f32 packed %sT m=%zu n=%zu k=%zu pack %s",
+                             ta == DUO_TRANS ? "T" : "N", m, n, k,
+                             r == 0 ? "auto" : "0");
+            test_to_device(dc, h0, m * n * sizeof(float));
+            ran = CHECK_OK(duo_gemm_f32(ta, tb, m, n, k, alpha,
+                                        (const float *)da, lda,
+                                        (const float *)db, ldb, beta,
+                                        (float *)dc, n));
+            if (ran)
+                test_to_host(results[r], dc, m * n * sizeof(float));
+        }
+        unsetenv("DUO_GEMM_PACK");
+        if (ran) {
+            size_t bad = 0, checked = 0;
+            for (size_t s = 0; s < 512; ++s) {
+                const size_t i = s == 0 ? 0 : s == 1 ? m - 1
+                               : (size_t)test_rng_u64(&rng) % m;
+                const size_t j = s == 0 ? 0 : s == 1 ? n - 1
+                               : (size_t)test_rng_u64(&rng) % n;
+                const float want = order_f32(ha, lda, ta, hb, ldb, tb, i, j,
+                                             k, kb, alpha, beta,
+                                             h0[i * n + j]);
+                const float got = packed[i * n + j];
+                ++checked;
+                if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 3)
+                    CHECK_MSG(0, "C(%zu,%zu) = %.9g, the plain order "
+                              "gives %.9g", i, j, got, want);
+            }
+            CHECK_MSG(bad == 0, "%zu of %zu sampled elements differ from "
+                      "the plain order", bad, checked);
+            CHECK_MSG(memcmp(packed, plain, m * n * sizeof(float)) == 0,
+                      "C differs with and without packing B");
+            printf("f32 packed %zux%zux%zu: %zu sampled elements bit-exact, "
+                   "C identical unpacked\n", m, n, k, checked);
+        }
+        CHECK_OK(duo_free(da));
+        CHECK_OK(duo_free(db));
+        CHECK_OK(duo_free(dc));
+        free(ha);
+        free(hb);
+        free(h0);
+        free(packed);
+        free(plain);
+    }
+    test_set_context("%s", "");
+}
+
+/* CUDA: every tile shape, and in f32 each with B packed (DUO_GEMM_PACK=1)
+ * and not (0), gives the same bytes in C (padding and a guard included)
+ * as the automatic choice; an unknown shape or packing mode is refused, C
  * untouched. */
 static void test_tile_shapes(size_t es)
 {
@@ -753,12 +840,17 @@ static void test_tile_shapes(size_t es)
                     CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da, lda, db,
                                   ldb, beta, dc, ldc));
                     test_to_host(want, dc, ccount * es);
-                    for (const char *const *nm = names; *nm; ++nm) {
-                        setenv("DUO_GEMM_TILE", *nm, 1);
-                        test_set_context("%s tile %s %s%s m=%zu n=%zu k=%zu "
-                                         "pad=%zu", fname(es), *nm,
-                                         x ? "T" : "N", y ? "T" : "N", m, n,
-                                         k, pad);
+                    /* Every shape; f32 with B packed and not. */
+                    const int packs = es == 4 ? 2 : 1;
+                    for (int v = 0; names[v / packs]; ++v) {
+                        const char *nm = names[v / packs];
+                        const int pk = v % packs;
+                        setenv("DUO_GEMM_TILE", nm, 1);
+                        setenv("DUO_GEMM_PACK", pk ? "1" : "0", 1);
+                        test_set_context("%s tile %s pack %d %s%s m=%zu "
+                                         "n=%zu k=%zu pad=%zu", fname(es),
+                                         nm, pk, x ? "T" : "N",
+                                         y ? "T" : "N", m, n, k, pad);
                         test_to_device(dc, h0, ccount * es);
                         if (!CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da,
                                            lda, db, ldb, beta, dc, ldc)))
@@ -773,6 +865,7 @@ static void test_tile_shapes(size_t es)
                         ++cases;
                     }
                     unsetenv("DUO_GEMM_TILE");
+                    unsetenv("DUO_GEMM_PACK");
                     CHECK_OK(duo_free(da));
                     CHECK_OK(duo_free(db));
                     CHECK_OK(duo_free(dc));
@@ -783,35 +876,41 @@ static void test_tile_shapes(size_t es)
                     free(got);
                 }
 
-    /* A shape this precision does not have. */
+    /* A shape this precision does not have, or a packing mode that does
+     * not exist (refused in both precisions). */
     const size_t cnt = 64;
     void *hbuf = random_matrix(es, 1, cnt, cnt);
     void *d = dev_copy(hbuf, cnt * es);
     void *hc = test_xmalloc(cnt * es);
     memset(hc, 0xFF, cnt * es);
     void *dc = dev_copy(hc, cnt * es);
-    const char *bad[] = {"16x16", "128x32", "64"};
-    for (int i = 0; i < 3; ++i) {
-        setenv("DUO_GEMM_TILE", bad[i], 1);
-        test_set_context("%s DUO_GEMM_TILE=%s", fname(es), bad[i]);
-        CHECK_STATUS(gemm(es, DUO_NO_TRANS, DUO_NO_TRANS, 4, 4, 4, 1.0, d, 4,
+    static const struct {
+        const char *var, *value;
+    } bad[] = {{"DUO_GEMM_TILE", "16x16"}, {"DUO_GEMM_TILE", "128x32"},
+               {"DUO_GEMM_TILE", "64"},    {"DUO_GEMM_PACK", "2"},
+               {"DUO_GEMM_PACK", "yes"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        setenv(bad[i].var, bad[i].value, 1);
+        test_set_context("%s %s=%s", fname(es), bad[i].var, bad[i].value);
+        CHECK_STATUS(gemm(es, DUO_NO_TRANS, DUO_TRANS, 4, 4, 4, 1.0, d, 4,
                           d, 4, 0.0, dc, 4),
                      DUO_ERROR_INVALID_ARGUMENT);
-        CHECK_CONTAINS_WORD(duo_last_error(), "DUO_GEMM_TILE");
-        CHECK_CONTAINS_WORD(duo_last_error(), fname(es));
+        CHECK_CONTAINS_WORD(duo_last_error(), bad[i].var);
+        if (strcmp(bad[i].var, "DUO_GEMM_TILE") == 0)
+            CHECK_CONTAINS_WORD(duo_last_error(), fname(es));
         test_to_host(hc, dc, cnt * es);
         size_t touched = 0;
         for (size_t j = 0; j < cnt; ++j)
             touched += !is_poison(hc, es, j);
         CHECK_MSG(touched == 0, "C written (%zu elements)", touched);
+        unsetenv(bad[i].var);
     }
-    unsetenv("DUO_GEMM_TILE");
     CHECK_OK(duo_free(d));
     CHECK_OK(duo_free(dc));
     free(hbuf);
     free(hc);
-    printf("%s tile shapes: %ld cases bit-identical to the automatic "
-           "choice\n", fname(es), cases);
+    printf("%s tile shapes%s: %ld cases bit-identical to the automatic "
+           "choice\n", fname(es), es == 4 ? " x B packed or not" : "", cases);
     test_set_context("%s", "");
 }
 
@@ -827,6 +926,7 @@ int main(void)
         test_tile_shapes(es);
     }
     test_split_products();
+    test_packed_products();
     printf("gemm: %ld cases checked elementwise; largest error / bound "
            "%.3Lg\n", checked_cases, worst_ratio);
     CHECK_OK(duo_finalize());
