@@ -308,12 +308,13 @@ duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
  * result aside); otherwise they agree within rounding.  DUO_GEMM_TILE
  * (CUDA; e.g. "64x64", "auto") forces a tile shape, for tuning; an
  * unknown shape is refused.
- * CUDA f32 with B stored transposed, M and K >= 2048, and A and lda
- * 16-byte aligned first copies B, transposed, into a device workspace
- * (K x N rounded up to 32 floats, up to 256 MiB: 8192 x 8192; kept for
- * the next products), then multiplies the copy: faster, same bits.  DUO_GEMM_PACK (CUDA) = "0" never
- * does so, "1" whenever B is stored transposed, "auto" (or unset) by
- * size; other values are refused. */
+ * CUDA f32 with B stored transposed, M and K >= 2048, A and lda 16-byte
+ * aligned and no split over k first copies B, transposed, into a device
+ * workspace (K x N rounded up to 32 floats, at most 256 MiB: 8192 x
+ * 8192; kept for the next products), then multiplies the copy: faster,
+ * same bits.  DUO_GEMM_PACK (CUDA) = "0" never does so, "1" does so
+ * whatever M and K, "auto" (or unset) as above; other values are
+ * refused. */
 
 typedef enum duo_transpose { DUO_NO_TRANS, DUO_TRANS } duo_transpose;
 
