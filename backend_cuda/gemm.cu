@@ -1464,8 +1464,11 @@ static __global__ void gemm_fold_f32(size_t m, size_t n, const float *w,
  * default pool would hand memory back at every synchronization and map
  * it again on the next call).
  * Allocations are stream-ordered on the default stream, like the
- * kernels, so calls never share a workspace. */
-static duo_status workspace_alloc(const char *where, float **w, size_t bytes)
+ * kernels, so calls never share a workspace.  `optional`: a caller that
+ * can do without it gets *w = nullptr and success when the device is out
+ * of memory. */
+static duo_status workspace_alloc(const char *where, float **w, size_t bytes,
+                                  bool optional = false)
 {
     static cudaMemPool_t pool = nullptr;
     static const cudaError_t made = [] {
@@ -1486,12 +1489,17 @@ static duo_status workspace_alloc(const char *where, float **w, size_t bytes)
     }();
     if (made != cudaSuccess)
         return duo_cuda_fail(made, __FILE__, __LINE__, where,
-                             "cudaMemPoolCreate (split-K workspace)");
+                             "cudaMemPoolCreate (gemm workspace)");
     void *p = nullptr;
     const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, 0);
+    if (err == cudaErrorMemoryAllocation && optional) {
+        cudaGetLastError(); /* or the next launch check would see it */
+        *w = nullptr;
+        return DUO_SUCCESS;
+    }
     if (err != cudaSuccess)
         return duo_cuda_fail(err, __FILE__, __LINE__, where,
-                             "cudaMallocFromPoolAsync (split-K workspace)");
+                             "cudaMallocFromPoolAsync (gemm workspace)");
     *w = static_cast<float *>(p);
     return DUO_SUCCESS;
 }
@@ -1565,7 +1573,8 @@ static duo_status gemm_split_f32(const char *where, int shape,
  * kPackMinDim up pack: each element of B is then read by at least 16
  * block rows.  Split products (below) do not pack: with B packed, NT
  * 8192 x 64 x 8192 ran within 1% of its time unpacked and 2048 x 64 x
- * 4096 5% slower. */
+ * 4096 5% slower.  When the device has no memory left for the copy, B
+ * is multiplied as stored: packing is never the reason a product fails. */
 static constexpr size_t kPackMinDim = 2048;
 static constexpr int kPackTile = 32;
 
@@ -1631,16 +1640,22 @@ static bool pack_b(int mode, const GemmParams<float> &p, duo_transpose tb)
            ((size_t)p.m >= kPackMinDim && (size_t)p.k >= kPackMinDim);
 }
 
-/* The product with B copied to [k][n] in the workspace. */
+/* The product with B copied to [k][n] in the workspace, or as it is
+ * stored (`vec`: 16-byte copies) when the device has no room for the
+ * copy. */
 static duo_status gemm_packed_f32(const char *where, int shape,
-                                  GemmParams<float> p, duo_transpose ta)
+                                  GemmParams<float> p, duo_transpose ta,
+                                  bool vec)
 {
     const size_t n = (size_t)p.n, k = (size_t)p.k;
     const size_t ldb = round_up(n, kPackTile);
     float *w = nullptr;
-    duo_status st = workspace_alloc(where, &w, sizeof(float) * k * ldb);
+    duo_status st =
+        workspace_alloc(where, &w, sizeof(float) * k * ldb, true);
     if (st != DUO_SUCCESS)
         return st;
+    if (w == nullptr)
+        return launch_index(shape, p, ta, DUO_TRANS, vec, 1);
     const size_t tiles_r = (n + kPackTile - 1) / kPackTile;
     const dim3 grid((unsigned)((k + kPackTile - 1) / kPackTile),
                     (unsigned)(tiles_r < 65535 ? tiles_r : 65535));
@@ -1666,7 +1681,7 @@ static duo_status gemm_unsplit(const char *where, int shape,
                                duo_transpose tb, bool vec, int pack)
 {
     if (pack_b(pack, p, tb))
-        return gemm_packed_f32(where, shape, p, ta);
+        return gemm_packed_f32(where, shape, p, ta, vec);
     return launch_index(shape, p, ta, tb, vec, 1);
 }
 

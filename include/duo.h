@@ -312,7 +312,8 @@ duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
  * aligned and no split over k first copies B, transposed, into a device
  * workspace (K x N rounded up to 32 floats, at most 256 MiB: 8192 x
  * 8192; kept for the next products), then multiplies the copy: faster,
- * same bits.  DUO_GEMM_PACK (CUDA) = "0" never does so, "1" does so
+ * same bits (with no device memory left for the copy, it multiplies B
+ * as stored).  DUO_GEMM_PACK (CUDA) = "0" never does so, "1" does so
  * whatever M and K, "auto" (or unset) as above; other values are
  * refused. */
 

@@ -789,6 +789,67 @@ static void test_packed_products(void)
     test_set_context("%s", "");
 }
 
+/* CUDA: a product that would pack B still runs, unpacked and with the
+ * same bytes, when the device has no memory left for the copy: device
+ * memory is taken by duo_malloc until it fails.  The packed B, 96 MiB, is
+ * more than the workspace pool kept from the products before (64 MiB at
+ * most, for split products), so without that fallback the product would
+ * fail for want of memory. */
+static void test_pack_without_memory(void)
+{
+    if (!is_cuda())
+        return;
+    const size_t m = 2048, n = 8192, k = 3072; /* NT: B is n x k */
+    float *ha = (float *)random_matrix(4, m, k, k);
+    float *hb = (float *)random_matrix(4, n, k, k);
+    float *want = (float *)test_xmalloc(m * n * sizeof(float));
+    float *got = (float *)test_xmalloc(m * n * sizeof(float));
+    void *da = dev_copy(ha, m * k * sizeof(float));
+    void *db = dev_copy(hb, n * k * sizeof(float));
+    void *dc = test_device_alloc(m * n * sizeof(float));
+    test_set_context("f32 NT %zux%zux%zu, no memory for packing", m, n, k);
+    setenv("DUO_GEMM_PACK", "0", 1);
+    int ok = CHECK_OK(duo_gemm_f32(DUO_NO_TRANS, DUO_TRANS, m, n, k, 1.0f,
+                                   (const float *)da, k, (const float *)db,
+                                   k, 0.0f, (float *)dc, n));
+    unsetenv("DUO_GEMM_PACK");
+    if (ok)
+        test_to_host(want, dc, m * n * sizeof(float));
+    /* Take what is left, largest pieces first. */
+    void *hog[4096];
+    size_t hogs = 0;
+    for (size_t piece = (size_t)1 << 30; piece >= ((size_t)1 << 20);
+         piece /= 2)
+        while (hogs < sizeof hog / sizeof hog[0] &&
+               duo_malloc(&hog[hogs], piece) == DUO_SUCCESS)
+            ++hogs;
+    CHECK_MSG(hogs < sizeof hog / sizeof hog[0], "device memory not "
+              "exhausted after %zu allocations", hogs);
+    ok = ok && CHECK_OK(duo_memset(dc, 0xFF, m * n * sizeof(float)));
+    ok = ok && CHECK_OK(duo_gemm_f32(DUO_NO_TRANS, DUO_TRANS, m, n, k, 1.0f,
+                                     (const float *)da, k,
+                                     (const float *)db, k, 0.0f,
+                                     (float *)dc, n));
+    for (size_t i = 0; i < hogs; ++i)
+        CHECK_OK(duo_free(hog[i]));
+    if (ok) {
+        test_to_host(got, dc, m * n * sizeof(float));
+        CHECK_MSG(memcmp(got, want, m * n * sizeof(float)) == 0,
+                  "C differs from the unpacked product's");
+        printf("f32 NT %zux%zux%zu with no memory for packing B: C "
+               "identical unpacked (%zu allocations held)\n", m, n, k,
+               hogs);
+    }
+    CHECK_OK(duo_free(da));
+    CHECK_OK(duo_free(db));
+    CHECK_OK(duo_free(dc));
+    free(ha);
+    free(hb);
+    free(want);
+    free(got);
+    test_set_context("%s", "");
+}
+
 /* CUDA: every tile shape, and in f32 each with B packed (DUO_GEMM_PACK=1)
  * and not (0), gives the same bytes in C (padding and a guard included)
  * as the automatic choice; an unknown shape or packing mode is refused, C
@@ -928,6 +989,7 @@ int main(void)
     }
     test_split_products();
     test_packed_products();
+    test_pack_without_memory();
     printf("gemm: %ld cases checked elementwise; largest error / bound "
            "%.3Lg\n", checked_cases, worst_ratio);
     CHECK_OK(duo_finalize());
