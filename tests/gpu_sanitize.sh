@@ -6,10 +6,11 @@
 # racecheck, synccheck and initcheck, one log per tool and test in
 # LOGDIR/<tool>/<test>.log, and prints a summary table (also in
 # LOGDIR/summary.txt).  The soak test runs 10^4 cycles under memcheck
-# (2000 under the other tools; --soak-cycles N to change).  test_memory's
-# deliberate out-of-memory reports are recognised by the name of the
-# function that makes them (test_memory_deliberate_oom), not by count;
-# any other report fails.  Exit status 0 only if every run is clean.
+# (2000 under the other tools; --soak-cycles N to change).  The
+# deliberate out-of-memory reports of test_memory and test_gemm
+# --fill-device are recognised by the names of the functions that make
+# them (test_memory_deliberate_oom, test_gemm_deliberate_oom), not by
+# count; any other report fails.  Exit status 0 only if every run is clean.
 #
 #   bash tests/gpu_sanitize.sh build/sanitize-logs
 #   bash tests/gpu_sanitize.sh logs --tools memcheck --tests 'memory|soak'

@@ -794,8 +794,17 @@ static void test_packed_products(void)
  * memory is taken by duo_malloc until it fails.  The packed B, 96 MiB, is
  * more than the workspace pool kept from the products before (64 MiB at
  * most, for split products), so without that fallback the product would
- * fail for want of memory. */
-static void test_pack_without_memory(void)
+ * fail for want of memory.  Only with --fill-device (ctest
+ * gemm_fill_device, which runs alone: a test beside it would find no
+ * memory either).  compute-sanitizer reports each failed allocation:
+ * tests/gpu_sanitize.sh expects them by this function's name in their
+ * backtrace, so it stays a function of its own (not static, never
+ * inlined) with this name. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+void test_gemm_deliberate_oom(void);
+void test_gemm_deliberate_oom(void)
 {
     if (!is_cuda())
         return;
@@ -976,10 +985,15 @@ static void test_tile_shapes(size_t es)
     test_set_context("%s", "");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     test_rng_seed(&rng, 0x67656D6DULL);
     test_init_or_skip();
+    if (argc > 1 && strcmp(argv[1], "--fill-device") == 0) {
+        test_gemm_deliberate_oom();
+        CHECK_OK(duo_finalize());
+        return test_summary("gemm --fill-device");
+    }
     for (size_t es = 4; es <= 8; es += 4) {
         test_errors(es);
         test_special(es);
@@ -989,7 +1003,6 @@ int main(void)
     }
     test_split_products();
     test_packed_products();
-    test_pack_without_memory();
     printf("gemm: %ld cases checked elementwise; largest error / bound "
            "%.3Lg\n", checked_cases, worst_ratio);
     CHECK_OK(duo_finalize());

@@ -9,12 +9,13 @@ initcheck) it runs the test's own command line and environment under
     compute-sanitizer --tool TOOL --log-file LOGDIR/TOOL/TEST.log ...
 
 (memcheck with --leak-check full), and counts the errors the log reports.
-A report is *expected* only when it is one of test_memory's deliberate
+A report is *expected* only when it is one of the deliberate
 out-of-memory failures: a "Program hit cudaErrorMemoryAllocation" report
-whose host backtrace passes through test_memory_deliberate_oom(), the
-function that asks for 2^62 bytes and more on purpose.  They are matched
-by that name, never by counting, so a new out-of-memory report anywhere
-else still fails the sweep.
+whose host backtrace passes through test_memory_deliberate_oom() (which
+asks for 2^62 bytes and more on purpose) or test_gemm_deliberate_oom()
+(which fills device memory to check that gemm does without its packing
+workspace).  They are matched by those names, never by counting, so a
+new out-of-memory report anywhere else still fails the sweep.
 
 A run passes when the test itself passes (exit 0) and the log has no
 unexpected error.  Prints a table and writes it to LOGDIR/summary.txt;
@@ -35,7 +36,7 @@ import sys
 import time
 
 TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
-EXPECTED_FRAME = "test_memory_deliberate_oom"
+EXPECTED_FRAMES = ("test_memory_deliberate_oom", "test_gemm_deliberate_oom")
 
 PREFIX = "========= "
 # Lines at the start of a report that are not errors.
@@ -71,7 +72,8 @@ def blocks(text):
 def is_expected(block):
     head = block[0]
     return (head.startswith("Program hit cudaErrorMemoryAllocation")
-            and any(EXPECTED_FRAME in line for line in block[1:]))
+            and any(frame in line for line in block[1:]
+                    for frame in EXPECTED_FRAMES))
 
 
 def classify(text):
@@ -219,9 +221,10 @@ def run_sweep(args):
                  "-" * len(h) for h in head)]
     lines += ["%-10s %-28s %8s %8s %10s %6s  %s" % r for r in rows]
     lines.append("")
-    lines.append("gpu_sweep: %d runs, %d failed; expected = test_memory's "
+    lines.append("gpu_sweep: %d runs, %d failed; expected = the "
                  "deliberate out-of-memory reports (matched by %s in the "
-                 "backtrace)" % (len(rows), failed, EXPECTED_FRAME))
+                 "backtrace)" % (len(rows), failed,
+                                 " or ".join(EXPECTED_FRAMES)))
     table = "\n".join(lines)
     print("\ngpu_sweep summary\n" + table)
     with open(os.path.join(args.logdir, "summary.txt"), "w") as f:
