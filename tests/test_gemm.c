@@ -791,12 +791,12 @@ static void test_packed_products(void)
 
 /* CUDA: a product that would pack B still runs, unpacked and with the
  * same bytes, when the device has no memory left for the copy: device
- * memory is taken by duo_malloc until it fails.  The packed B, 96 MiB, is
- * more than the workspace pool kept from the products before (64 MiB at
- * most, for split products), so without that fallback the product would
- * fail for want of memory.  Only with --fill-device (ctest
- * gemm_fill_device, which runs alone: a test beside it would find no
- * memory either).  compute-sanitizer reports each failed allocation:
+ * memory is taken by duo_malloc until it fails.  Run alone, with
+ * --fill-device (ctest gemm_fill_device, RUN_SERIAL: a test beside it
+ * would find no memory either), so gemm's workspace pool holds nothing
+ * yet (the product before does not pack): without the fallback the
+ * product would fail for want of the 96 MiB copy of B.
+ * compute-sanitizer reports each failed allocation:
  * tests/gpu_sanitize.sh expects them by this function's name in their
  * backtrace, so it stays a function of its own (not static, never
  * inlined) with this name. */
