@@ -27,7 +27,8 @@
  * least 5 runs and one side has run 0.2 s, or 50 runs; the median of
  * each side is reported.  Both sides are timed by the same duo_timer
  * calls on the default stream (CUDA events on the GPU, a monotonic clock
- * on the CPU).
+ * on the CPU).  On the GPU each row is followed by a rest as long as its
+ * timed runs (at most 1 s; see GPU_REST_MAX_S).
  *
  * DUO_BENCH_GEMM_SHAPES="[f32:|f64:]MxNxK[NT],..." limits the gemm group
  * to those shapes (both precisions or the one named), for tuning.
@@ -85,6 +86,16 @@ static const char *const GROUP_NAMES[NGROUPS] = {"reduce", "gemm", "launch",
                                                  "stream", "solver"};
 
 enum { MAX_REPS = 50, LAUNCHES = 100, GEMM_SAMPLES = 64 };
+
+/* On the GPU, each measured row is followed by a rest as long as its
+ * timed runs, at most GPU_REST_MAX_S.  A few seconds of back-to-back
+ * large products hold an H100 at its power cap (700 W, "SW power cap"
+ * in nvidia-smi) with the SM clock down to 1.4 GHz, and the lowered
+ * clock carried into the rows after them: f64 1023^3 NN took 70 us on
+ * its own and 91 us right after the 8192^3 rows (cuBLAS: 65 and 76
+ * us).  With the rest, every row starts from the same idle GPU; the
+ * large rows themselves still run at whatever clock their load holds. */
+#define GPU_REST_MAX_S 1.0
 
 /* A target: a ratio that the row (group, what, size) should reach.
  * time_form 0: yardstick time / duo time >= value (rate ratio);
@@ -323,9 +334,23 @@ static void store_times(double *ms, size_t reps, double *median_ms,
     *min_ms = ms[0];
 }
 
+/* Sleep: until a yardstick's worker threads stop spinning (see
+ * ys_info.settle_seconds), or a GPU's rest after a row. */
+static void settle(double seconds)
+{
+    if (seconds <= 0)
+        return;
+    struct timespec t;
+    t.tv_sec = (time_t)seconds;
+    t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
 /* One warm-up run of each side, then timed runs alternating duo and the
  * yardstick (ABBA), until both have min_reps and one side has used the
- * time budget, or max_reps.  ys may be NULL. */
+ * time budget, or max_reps; then, on the GPU, the rest.  ys may be
+ * NULL. */
 static void measure(bench *b, bench_op duo, bench_op ys, void *ctx, row *r)
 {
     double duo_ms[MAX_REPS], ys_ms[MAX_REPS];
@@ -359,19 +384,8 @@ static void measure(bench *b, bench_op duo, bench_op ys, void *ctx, row *r)
         store_times(ys_ms, reps, &r->ys_ms, &r->ys_min_ms);
         r->ys_reps = reps;
     }
-}
-
-/* Sleep until a yardstick's worker threads stop spinning (see
- * ys_info.settle_seconds). */
-static void settle(double seconds)
-{
-    if (seconds <= 0)
-        return;
-    struct timespec t;
-    t.tv_sec = (time_t)seconds;
-    t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
+    if (b->gpu)
+        settle(fmin((duo_total + ys_total) * 1e-3, GPU_REST_MAX_S));
 }
 
 /* One side: a warm-up run, then timed runs until min_reps and the time
@@ -1521,13 +1535,18 @@ static void write_md(const bench *b, const char *path)
             "4 u_f64, dot within 2 n u_f64 sum|a b|; launch exactly.\n"
             "- Timing: one warm-up run of each side, then runs alternating "
             "duo and the yardstick (ABBA) until each has %zu and one side "
-            "has run %.0f ms, or %zu runs; medians reported.\n"
+            "has run %.0f ms, or %zu runs; medians reported.%s\n"
             "- region: bandwidth = the data is larger than the %s "
             "%zu MB), latency = it fits there (timings are then set by "
             "launch and synchronization more than by memory).\n",
             b->gpu ? "CUDA events on the legacy default stream"
                    : "a monotonic clock",
             GEMM_SAMPLES, b->min_reps, b->budget_ms, b->max_reps,
+            b->gpu ? "  After each row the GPU rests as long as that row's "
+                     "timed runs took (at most 1 s), so that the power "
+                     "cap reached under the large rows does not lower the "
+                     "clock of the rows after them."
+                   : "",
             b->gpu ? "GPU's L2 cache (" : "last-level cache (assumed at most",
             b->ys.cache_bytes >> 20);
     if (b->gpu)
