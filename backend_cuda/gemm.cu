@@ -13,7 +13,7 @@
  * also has 128 x 256 for the largest products.
  * pick_shape times each shape with a model fitted to measurements (waves
  * of blocks per SM, speed by warps per SM) and takes the fastest
- * (DUO_GEMM_TILE forces one).  No shape splits k: each element of C is
+ * (DUO_GEMM_TILE forces one; preferred_shape_f32 breaks one tie).  No shape splits k: each element of C is
  * summed over k in the same order with the same operations in every
  * shape, so the choice changes the speed and never the bits (see the
  * kernels).  f32 products with a small C and a long k are split along k
@@ -1234,6 +1234,7 @@ static const ShapeInfo kShapesF32[] = {
     info_f32<F32Shape4>("64x64", 260, 1.98),
     info_f32<F32Shape5>("32x64", 247, 1.98),
     info_f32<F32Shape6>("32x32", 233, 1.98)};
+static constexpr int kShapeF32Tall = 3; /* 64 x 128 in kShapesF32 */
 static const TimeModel kModelF32 = {74.3, 0.0};
 static const ShapeInfo kShapesF64[] = {
     info_f64<F64Shape0>("128x128", 342, 0.13),
@@ -1290,23 +1291,38 @@ static double model_us(const ShapeInfo &s, const TimeModel &model, size_t m,
     return us;
 }
 
-/* The shape the model times fastest; ties go to the larger tile, which
- * reads A and B fewer times.  Every shape gives the same bits, so this
- * may depend on the GPU. */
+/* The shape the model times fastest; ties go to shape `prefer` (-1:
+ * none), else to the larger tile, which reads A and B fewer times.  Every
+ * shape gives the same bits, so this may depend on the GPU. */
 static int pick_shape(const ShapeInfo *shapes, int count,
                       const TimeModel &model, size_t m, size_t n, size_t k,
-                      size_t splits)
+                      size_t splits, int prefer)
 {
     int best = 0;
     double best_us = 0.0;
     for (int i = 0; i < count; ++i) {
         const double us = model_us(shapes[i], model, m, n, k, splits);
-        if (i == 0 || us < best_us) {
+        if (i == 0 || us < best_us || (us == best_us && i == prefer)) {
             best = i;
             best_us = us;
         }
     }
     return best;
+}
+
+/* 128 x 64 and 64 x 128 have the same warps and per-thread work, so the
+ * model times them alike wherever their tiles are as many.  An unsplit
+ * f32 NN product takes 64 x 128 then: its A (k contiguous) is the operand
+ * transposed on the way in, and 64 x 128 transposes half as much of it
+ * per block.  H100, same run, 128 x 64 -> 64 x 128: NN 1000^3 69.4 ->
+ * 66.6 us, 1023^3 75.1 -> 71.6 us, 1536^3 251 -> 233 us, 1024^3 70.9 ->
+ * 70.5 us; but NT 1023^3 (both operands transposed) 77.9 -> 81.5 us. */
+static int preferred_shape_f32(duo_transpose ta, duo_transpose tb,
+                               size_t splits)
+{
+    return splits == 1 && ta == DUO_NO_TRANS && tb == DUO_NO_TRANS
+               ? kShapeF32Tall
+               : -1;
 }
 
 /* DUO_GEMM_TILE, when set to one of the shape names, forces that shape
@@ -1750,9 +1766,11 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
                         m, n, k, kMaxDim);
     const size_t splits = f64 ? 1 : splits_f32(m, n, k);
     if (shape < 0) {
+        const int prefer = f64 ? -1 : preferred_shape_f32(ta, tb, splits);
         shape = splits > 1 ? pick_shape(shapes, count, model, m, n,
-                                        DUO_GEMM_KBLOCK_F32, splits)
-                           : pick_shape(shapes, count, model, m, n, k, 1);
+                                        DUO_GEMM_KBLOCK_F32, splits, prefer)
+                           : pick_shape(shapes, count, model, m, n, k, 1,
+                                        prefer);
         if (tiles_of(shapes[shape], m, n) > (size_t)INT_MAX)
             shape = 0; /* the largest tile; refused below if still too many */
     }
