@@ -13,12 +13,13 @@
  * also has 128 x 256 for the largest products.
  * pick_shape times each shape with a model fitted to measurements (waves
  * of blocks per SM, speed by warps per SM) and takes the fastest
- * (DUO_GEMM_TILE forces one; preferred_shape_f32 breaks one tie).  No shape splits k: each element of C is
- * summed over k in the same order with the same operations in every
- * shape, so the choice changes the speed and never the bits (see the
- * kernels).  f32 products with a small C and a long k are split along k
- * in the k blocks of the CPU backends' order, a function of (m, n, k)
- * only (see "Split-K" below and duo.h).  Large f32 products with B
+ * (DUO_GEMM_TILE forces one; preferred_shape_f32 breaks one tie).  No
+ * shape splits k: each element of C is summed over k in the same order
+ * with the same operations in every shape, so the choice changes the
+ * speed and never the bits (see the kernels).  f32 products with a
+ * small C and a long k are split along k in the k blocks of the CPU
+ * backends' order, a function of (m, n, k) only (see "Split-K" below and
+ * duo.h).  Large f32 products with B
  * stored transposed multiply a transposed copy of B instead (see
  * "Packing B").
  * Slabs are copied with cp.async (global -> shared, no registers) into a
