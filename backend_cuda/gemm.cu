@@ -19,9 +19,8 @@
  * speed and never the bits (see the kernels).  f32 products with a
  * small C and a long k are split along k in the k blocks of the CPU
  * backends' order, a function of (m, n, k) only (see "Split-K" below and
- * duo.h).  Large f32 products with B
- * stored transposed multiply a transposed copy of B instead (see
- * "Packing B").
+ * duo.h).  Large f32 products with B stored transposed multiply a
+ * transposed copy of B instead (see "Packing B").
  * Slabs are copied with cp.async (global -> shared, no registers) into a
  * ring of 4 stages (3 for the f32 128 x 128 and 128 x 256 shapes and
  * for f64 NT): the others are in flight while one is multiplied, with
