@@ -1,6 +1,6 @@
 /*
  * reduce.cu (CUDA) - duo_reduce, duo_reduce_arg, duo_reduce_async and
- * duo_dot_async in the order fixed by src/reduce_order.h, in one kernel:
+ * duo_dot_async in the order fixed by src/reduce_order.h, in one launch:
  *
  *  - Block b takes chunks b, b + G, b + 2G, ... (16-byte loads, several
  *    in flight per thread, a shuffle tree per chunk).  The grid G is the
@@ -12,8 +12,9 @@
  *    last block to finish folds the 1024 slots (step 5's tree) and writes
  *    the result: to device memory (the async forms) or, for duo_reduce,
  *    straight into mapped pinned host memory, so the host only waits --
- *    no copy is queued after the kernel.  In reduce_kernel a grid of one
- *    block (small n) folds its own value at once: no slot, fence or
+ *    no copy is queued after the kernel.  n of up to four chunks (4096
+ *    f32) goes instead to reduce_few_kernel, one block that loads every
+ *    chunk at once and folds them side by side: no slot, fence or
  *    ticket.  (dot_kernel keeps the ticket: skipping it there made
  *    duo-cg's iterations 6% slower on an H100.)
  *
@@ -42,6 +43,16 @@ template <class T> __device__ ArgPair<T> shfl_down(ArgPair<T> p, int h)
 {
     p.v = __shfl_down_sync(0xffffffffu, p.v, h);
     p.i = __shfl_down_sync(0xffffffffu, p.i, h);
+    return p;
+}
+template <class T> __device__ T shfl_from(T v, int src)
+{
+    return __shfl_sync(0xffffffffu, v, src);
+}
+template <class T> __device__ ArgPair<T> shfl_from(ArgPair<T> p, int src)
+{
+    p.v = __shfl_sync(0xffffffffu, p.v, src);
+    p.i = __shfl_sync(0xffffffffu, p.i, src);
     return p;
 }
 
@@ -125,12 +136,10 @@ __device__ typename Op::acc block_fold(typename Op::acc v)
  * identity), by a block of THREADS threads that each play FINAL / THREADS
  * of the fold's FINAL_THREADS threads: thread t plays t, t + THREADS, ...,
  * so warp w plays the fold's warps w, w + THREADS/32, ...  Valid in
- * thread 0.  A grid of one block passes slots = NULL and its own partial
- * in `own` (thread 0's): the same fold, with no slot written and read
- * back, so no fence or ticket either. */
+ * thread 0. */
 template <class Op>
 __device__ typename Op::acc final_fold(const typename Op::acc *slots,
-                                       unsigned used, typename Op::acc own)
+                                       unsigned used)
 {
     typedef typename Op::acc Acc;
     constexpr int PLAYS = DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_THREADS;
@@ -143,9 +152,7 @@ __device__ typename Op::acc final_fold(const typename Op::acc *slots,
 #pragma unroll
     for (int j = 0; j < PLAYS; ++j) {
         const unsigned t = threadIdx.x + j * DUO_REDUCE_THREADS;
-        Acc v = slots == NULL ? (t == 0 ? own : Op::identity())
-                : t < used    ? load_cg(slots + t)
-                              : Op::identity();
+        Acc v = t < used ? load_cg(slots + t) : Op::identity();
         for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
             v = Op::apply(v, shfl_down(v, h));
         if (lane == 0)
@@ -210,6 +217,89 @@ __device__ typename Op::acc pair_tree(const typename Op::acc *lane)
                     : Op::apply(lane[0], lane[1]);
 }
 
+/* Chunks that a grid of one block takes (n up to 4096 f32 or 2048 f64
+ * elements): as many as let one warp hold a lane per (chunk, warp of
+ * the block) in the fold across the warps below. */
+#define FEW_CHUNKS (DUO_REDUCE_WARP / (DUO_REDUCE_THREADS / DUO_REDUCE_WARP))
+
+/* Steps 2 to 5 for n of at most FEW_CHUNKS chunks (of one step: STEPS is
+ * 1 at such n), by a grid of one block.  Each thread issues its load of
+ * every chunk before combining any, and the chunks are folded side by
+ * side: a block per chunk would add a slot, a fence and a ticket, and
+ * one block taking the chunks in turn would wait on each load and fold
+ * in turn.  A kernel of its own: inside reduce_kernel, this code took
+ * that kernel from 32 registers to 48 and its 2^28-element sums from
+ * 356 to 381 us on an H100 (fewer blocks resident per SM). */
+template <class Op, class In, class Out>
+__global__ void __launch_bounds__(DUO_REDUCE_THREADS)
+    reduce_few_kernel(const In *__restrict__ x, size_t n, unsigned chunks,
+                      bool aligned, Out out)
+{
+    typedef typename Op::acc Acc;
+    constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
+    constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
+    constexpr int WARPS = DUO_REDUCE_THREADS / DUO_REDUCE_WARP;
+    __shared__ Acc sums[FEW_CHUNKS * WARPS]; /* [chunk][warp] */
+    const int lane = threadIdx.x % DUO_REDUCE_WARP;
+    const int warp = threadIdx.x / DUO_REDUCE_WARP;
+    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
+
+    uint4 raw[FEW_CHUNKS];
+    bool whole[FEW_CHUNKS];
+#pragma unroll
+    for (int c = 0; c < FEW_CHUNKS; ++c) {
+        const size_t first = (size_t)c * LANES + (size_t)threadIdx.x * VEC;
+        whole[c] = aligned && first + VEC <= n;
+        if (whole[c])
+            raw[c] = __ldg(reinterpret_cast<const uint4 *>(x + first));
+    }
+    Acc part[FEW_CHUNKS];
+#pragma unroll
+    for (int c = 0; c < FEW_CHUNKS; ++c) {
+        const size_t first = (size_t)c * LANES + (size_t)threadIdx.x * VEC;
+        Acc v[VEC];
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            v[k] = Op::identity();
+        if (whole[c])
+            combine_vector<Op, In>(v, raw[c], first);
+        else
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                if (first + k < n)
+                    v[k] = Op::apply(v[k], Op::lift(x[first + k], first + k));
+        part[c] = pair_tree<Op, VEC>(v);
+    }
+    /* Step 4 for every chunk: within each warp, then (warp 0, lane
+     * 8c + w holding chunk c's warp w) across the warps. */
+    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+#pragma unroll
+        for (int c = 0; c < FEW_CHUNKS; ++c)
+            part[c] = Op::apply(part[c], shfl_down(part[c], h));
+    if (lane == 0)
+#pragma unroll
+        for (int c = 0; c < FEW_CHUNKS; ++c)
+            sums[c * WARPS + warp] = part[c];
+    __syncthreads();
+    if (warp != 0)
+        return;
+    Acc v = sums[lane];
+    for (int h = WARPS / 2; h > 0; h /= 2)
+        v = Op::apply(v, shfl_down(v, h));
+    /* Step 5: its thread t starts from the identity and takes partial t
+     * (in lane 8t now); its warps other than 0 fold identities only. */
+    const Acc partial = shfl_from(v, (lane % FEW_CHUNKS) * WARPS);
+    v = (unsigned)lane < chunks ? Op::apply(Op::identity(), partial)
+                                : Op::identity();
+    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+        v = Op::apply(v, shfl_down(v, h));
+    v = lane == 0 ? v : Op::identity();
+    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+        v = Op::apply(v, shfl_down(v, h));
+    if (lane == 0)
+        out.write(v);
+}
+
 template <class Op, class In, class Out>
 __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
     reduce_kernel(const In *__restrict__ x, size_t n, size_t chunks,
@@ -262,16 +352,10 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
         if (threadIdx.x == 0)
             slot = Op::apply(slot, mine);
     }
-    if (gridDim.x == 1) { /* small n: one launch-bound block */
-        const Acc v = final_fold<Op>(NULL, 1, slot);
-        if (threadIdx.x == 0)
-            out.write(v);
-        return;
-    }
     if (threadIdx.x == 0)
         slots[blockIdx.x] = slot;
     if (finished_last(counter)) {
-        const Acc v = final_fold<Op>(slots, gridDim.x, Op::identity());
+        const Acc v = final_fold<Op>(slots, gridDim.x);
         if (threadIdx.x == 0) {
             out.write(v);
             *counter = 0; /* ready for the next reduction on this scratch */
@@ -297,12 +381,18 @@ static duo_status queue_reduce(const char *where, const In *x, size_t n,
     const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(sizeof(In)));
     const size_t chunk = steps * DUO_REDUCE_LANES(sizeof(In));
     const size_t chunks = (n + chunk - 1) / chunk;
+    const bool aligned = (uintptr_t)x % 16 == 0;
     char *base = (char *)scratch;
-    duo_cuda_launch_(reduce_kernel<Op, In, Out>, reduce_grid(chunks),
-                     DUO_REDUCE_THREADS, 0, stream, x, n, chunks,
-                     (unsigned)steps, (uintptr_t)x % 16 == 0,
-                     (Acc *)(base + DUO_CUDA_SCRATCH_SLOTS),
-                     (unsigned *)base, out);
+    if (chunks <= FEW_CHUNKS)
+        duo_cuda_launch_(reduce_few_kernel<Op, In, Out>, 1,
+                         DUO_REDUCE_THREADS, 0, stream, x, n,
+                         (unsigned)chunks, aligned, out);
+    else
+        duo_cuda_launch_(reduce_kernel<Op, In, Out>, reduce_grid(chunks),
+                         DUO_REDUCE_THREADS, 0, stream, x, n, chunks,
+                         (unsigned)steps, aligned,
+                         (Acc *)(base + DUO_CUDA_SCRATCH_SLOTS),
+                         (unsigned *)base, out);
     DUO_CUDA_TRY(cudaGetLastError(), where);
     return DUO_SUCCESS;
 }
@@ -548,7 +638,7 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             const double v = final_fold<Op>(
-                slots + k * DUO_REDUCE_FINAL_THREADS, gridDim.x, 0.0);
+                slots + k * DUO_REDUCE_FINAL_THREADS, gridDim.x);
             if (threadIdx.x == 0)
                 out[k] = v;
             __syncthreads(); /* final_fold's shared sums, reused */

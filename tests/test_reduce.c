@@ -444,11 +444,12 @@ static void check_all(const type_info *t, dataset d, const void *hx,
 static void test_type(const type_info *t)
 {
     const size_t lanes = ORD_THREADS * (16 / t->size);
-    /* Around one chunk of one step (LANES); 8192 and 16384 (a chunk of
-     * MAX_STEPS, though at these n STEPS is 1); 1024 chunks and one more (step 5 wraps:
-     * thread 0 adds partials 0 and 1024); the last n with STEPS = 1 and
-     * the first with STEPS = 2; and a big n with STEPS = MAX_STEPS and
-     * 1025 chunks. */
+    /* Around one chunk of one step (LANES); four chunks, the most that
+     * one block folds side by side, and one element more; 8192 and 16384
+     * (a chunk of MAX_STEPS, though at these n STEPS is 1); 1024 chunks
+     * and one more (step 5 wraps: thread 0 adds partials 0 and 1024); the
+     * last n with STEPS = 1 and the first with STEPS = 2; and a big n with
+     * STEPS = MAX_STEPS and 1025 chunks. */
     const size_t big = (size_t)ORD_MAX_STEPS * ORD_MIN_CHUNKS * lanes +
                        (t->size == 4 ? 3 : 5);
     const size_t sizes[] = {1,
@@ -462,6 +463,8 @@ static void test_type(const type_info *t)
                             lanes,
                             lanes + 1,
                             3 * lanes + 7,
+                            4 * lanes,
+                            4 * lanes + 1,
                             8192,
                             16384,
                             ORD_MIN_CHUNKS * lanes,
