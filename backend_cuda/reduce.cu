@@ -220,7 +220,8 @@ __device__ typename Op::acc pair_tree(const typename Op::acc *lane)
 /* Chunks that a grid of one block takes (n up to 4096 f32 or 2048 f64
  * elements): as many as let one warp hold a lane per (chunk, warp of
  * the block) in the fold across the warps below. */
-#define FEW_CHUNKS (DUO_REDUCE_WARP / (DUO_REDUCE_THREADS / DUO_REDUCE_WARP))
+static constexpr int FEW_CHUNKS =
+    DUO_REDUCE_WARP / (DUO_REDUCE_THREADS / DUO_REDUCE_WARP);
 
 /* Steps 2 to 5 for n of at most FEW_CHUNKS chunks (of one step: STEPS is
  * 1 at such n), by a grid of one block.  Each thread issues its load of
