@@ -1132,6 +1132,12 @@ using F32Shape2 = CfgF32<4, 1, 2, 2, 16, 4, true>;
  * share an SM; with one block per SM (1000^3 NN) it was 10% slower, the
  * loads of 4 k of A exposed. */
 using F32Shape2Split = CfgF32<4, 1, 2, 2, 16, 4, true, true>;
+/* 128 x 64 with A stored transposed and B not (TN): neither operand is
+ * staged nor kept, so the registers staging would need are not reserved
+ * (up to 128: four blocks per SM instead of three).  On an H100 that took
+ * TN 8192 x 64 x 8192 from 232-239 to 220-225 us; NN split products, which
+ * keep A, spilled at 128 and slowed from 255-257 to 283-290 us. */
+using F32Shape2Plain = CfgF32<4, 1, 2, 2, 16, 4>;
 using F32Shape3 = CfgF32<2, 2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8   */
 using F32Shape4 = CfgF32<4, 2, 1, 1>; /* 64 x 64, 256 threads, 4 x 4    */
 using F32Shape5 = CfgF32<2, 2, 1, 1>; /* 32 x 64, 128 threads, 4 x 4    */
@@ -1407,6 +1413,8 @@ static duo_status launch_index(int shape, const GemmParams<float> &p,
     switch (shape) {
     case 1: return launch_shape<F32Shape1>(p, ta, tb, vec, splits);
     case 2:
+        if (ta == DUO_TRANS && tb == DUO_NO_TRANS)
+            return launch_shape<F32Shape2Plain>(p, ta, tb, vec, splits);
         return splits > 1
                    ? launch_shape<F32Shape2Split>(p, ta, tb, vec, splits)
                    : launch_shape<F32Shape2>(p, ta, tb, vec, splits);
