@@ -1135,7 +1135,7 @@ using F32Shape2Split = CfgF32<4, 1, 2, 2, 16, 4, true, true>;
 /* 128 x 64 with A stored transposed and B not (TN): neither operand is
  * staged nor kept, so the registers staging would need are not reserved
  * (up to 128: four blocks per SM instead of three).  On an H100 that took
- * TN 8192 x 64 x 8192 from 232-239 to 220-225 us; NN split products, which
+ * TN 8192 x 64 x 8192 from 232-239 to 220-227 us; NN split products, which
  * keep A, spilled at 128 and slowed from 255-257 to 283-290 us. */
 using F32Shape2Plain = CfgF32<4, 1, 2, 2, 16, 4>;
 using F32Shape3 = CfgF32<2, 2, 2, 2>; /* 64 x 128, 128 threads, 8 x 8   */
