@@ -16,11 +16,11 @@
  * (DUO_GEMM_TILE forces one; preferred_shape_f32 breaks one tie).  No
  * shape splits k: each element of C is summed over k in the same order
  * with the same operations in every shape, so the choice changes the
- * speed and never the bits (see the kernels).  f32 products with a
- * small C and a long k are split along k in the k blocks of the CPU
- * backends' order, a function of (m, n, k) only (see "Split-K" below and
- * duo.h).  Large f32 products with B stored transposed multiply a
- * transposed copy of B instead (see "Packing B").
+ * speed and never the bits (see the kernels).  Products with a small C
+ * and a long k are split along k, f32 in the k blocks of the CPU
+ * backends' order, f64 in parts of 2048, a function of (m, n, k) only
+ * (see "Split-K" below and duo.h).  Large f32 products with B stored
+ * transposed multiply a transposed copy of B instead (see "Packing B").
  * Slabs are copied with cp.async (global -> shared, no registers) into a
  * ring of 4 stages (3 for the f32 128 x 128 and 128 x 256 shapes and
  * for f64 NT): the others are in flight while one is multiplied, with
@@ -941,7 +941,9 @@ static __device__ __forceinline__ void store_c2(double *c, double v0,
  * instruction over k = 0..7, 8..15, ... in order, with the element in the
  * same place of the 16 x 8 mma tile (block and warp tiles start at
  * multiples of 16 rows and 8 columns), then alpha * acc and fma(beta, C,
- * alpha * acc).  So the shape changes the speed, never the bits. */
+ * alpha * acc); split over k (see Split-K), each k part so from zero,
+ * the parts then added to C in order.  So the shape changes the speed,
+ * never the bits. */
 template <class CFG, bool TA, bool TB, bool VEC>
 static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     gemm_f64_kernel(const GemmParams<double> p)
@@ -953,14 +955,26 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     double *sa = reinterpret_cast<double *>(gemm_smem); /* ring of A slabs */
     double *sb = sa + kStages * kSlabF64<KA, BM>;
 
+    /* Split-K: this block row's k part, as a product of its own. */
+    const double *a = p.a, *b = p.b;
+    double *c = p.c;
+    int k = p.k;
+    if (p.split_k > 0) {
+        const int k0 = (int)blockIdx.y * p.split_k;
+        a += TA ? (size_t)k0 * p.lda : (size_t)k0;
+        b += TB ? (size_t)k0 : (size_t)k0 * p.ldb;
+        c += (size_t)blockIdx.y * p.split_stride;
+        k = min(p.split_k, p.k - k0);
+    }
+
     int m0, n0;
     tile_of_block<BM, BN>(p.tiles_m, p.tiles_n, m0, n0);
     SlabF64<KA, VEC, BM, CFG::THREADS> la(
-        p.a, p.lda, m0, p.m, p.k, (uint32_t)__cvta_generic_to_shared(sa));
+        a, p.lda, m0, p.m, k, (uint32_t)__cvta_generic_to_shared(sa));
     SlabF64<KB, VEC, BN, CFG::THREADS> lb(
-        p.b, p.ldb, n0, p.n, p.k, (uint32_t)__cvta_generic_to_shared(sb));
+        b, p.ldb, n0, p.n, k, (uint32_t)__cvta_generic_to_shared(sb));
 
-    const int slabs = (p.k + kBkF64 - 1) / kBkF64;
+    const int slabs = (k + kBkF64 - 1) / kBkF64;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
         if (s < slabs) {
@@ -1031,7 +1045,7 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
             const int row = m0 + wm + i * 16 + g + 8 * h;
             if (row >= p.m)
                 continue;
-            double *crow = p.c + (size_t)row * p.ldc;
+            double *crow = c + (size_t)row * p.ldc;
 #pragma unroll
             for (int j = 0; j < NJ; ++j) {
                 const int col = n0 + wn + j * 8 + 2 * t;
@@ -1446,99 +1460,136 @@ static duo_status launch_index(int shape, const GemmParams<double> &p,
 }
 
 /* ------------------------------------------------------------------ */
-/* Split-K (f32)                                                       */
+/* Split-K                                                             */
 
 /* Where C has few elements and k is long, the tiles of C alone leave
  * most of the GPU idle (8192 x 64 x 8192: 64 tiles of 128 x 64 for 132
- * SMs).  The product is then cut along k into the blocks of the order
- * duo.h calls blocked: k blocks of DUO_GEMM_KBLOCK_F32, each an fma chain
- * from zero, alpha * acc rounded, and added to C one after the other in
- * k order: C = fma(beta, C, P_0) (or P_0 when beta is 0), then C = C +
- * P_j.  That is the CPU backends' order for any k, so split products are
- * bit-identical on CPU and CUDA.  The split is a function of (m, n, k)
- * alone, never of the GPU or the tile shape: splits_f32() and duo.h say
- * the same.  The block rows of one launch write P_j to a workspace and a
- * second kernel folds them into C in order; a product with more k blocks
- * than the workspace holds goes in groups, each folded onto C. */
+ * SMs).  The product is then cut along k into parts, each a product of
+ * its own from zero, alpha * acc rounded (P_j), added to C one after the
+ * other in k order: C = fma(beta, C, P_0) (or P_0 when beta is 0), then
+ * C = C + P_j.  f32 cuts at the k blocks of the order duo.h calls
+ * blocked, DUO_GEMM_KBLOCK_F32, each part an fma chain: that is the CPU
+ * backends' order for any k, so split f32 products are bit-identical on
+ * CPU and CUDA.  f64 (whose tensor-core sums never match the CPU's bits)
+ * cuts at kSplitKF64, fewer and longer parts: 64 x 8192 x 8192 would
+ * otherwise write and read 32 parts of C.  The split is a function of
+ * (m, n, k) alone, never of the GPU or the tile shape: splits_of() and
+ * duo.h say the same.  The block rows of one launch write P_j to a
+ * workspace and a second kernel folds them into C in order; a product
+ * with more parts than the workspace holds goes in groups, each folded
+ * onto C. */
 static constexpr size_t kSplitMaxElems = (size_t)1 << 19; /* m * n      */
-static constexpr size_t kSplitMinBlocks = 4;              /* k blocks   */
+static constexpr size_t kSplitMinBlocks = 4; /* f32 k blocks            */
+/* k per part of a split f64 product.  On an H200, against the unsplit
+ * product (three alternating runs each): 64 x 8192 x 8192 237-239 ->
+ * 213-218 us, 2048 x 64 x 4096 81-83 -> 50-53 us, 1000 x 70 x 9000
+ * 167-170 -> 65-68 us, 724 x 724 x 12772 502-508 -> 325-334 us; 8192 x
+ * 64 x 8192 218-222 -> 216-219 us. */
+static constexpr size_t kSplitKF64 = 2048;
 static constexpr size_t kWorkspaceBytes = (size_t)64 << 20;
 /* The largest packed B (see "Packing B"): 8192^2 floats. */
 static constexpr size_t kPackMaxBytes = (size_t)256 << 20;
 
-/* k blocks to split into, 1: no split. */
-static size_t splits_f32(size_t m, size_t n, size_t k)
+/* k per part of a split product of T. */
+template <typename T> static constexpr size_t kSplitK =
+    sizeof(T) == 4 ? DUO_GEMM_KBLOCK_F32 : kSplitKF64;
+
+/* Parts to split into, 1: no split.  f32 splits from 4 k blocks, f64
+ * from 2 parts. */
+template <typename T> static size_t splits_of(size_t m, size_t n, size_t k)
 {
-    const size_t kb = DUO_GEMM_KBLOCK_F32;
-    const size_t blocks = (k + kb - 1) / kb;
-    return m * n <= kSplitMaxElems && blocks >= kSplitMinBlocks ? blocks
-                                                                   : 1;
+    const size_t parts = (k + kSplitK<T> - 1) / kSplitK<T>;
+    const size_t least = sizeof(T) == 4 ? kSplitMinBlocks : 2;
+    return m * n <= kSplitMaxElems && parts >= least ? parts : 1;
 }
 
 /* C = fma(beta, C, P_0) (beta != 0) or P_0 when `first`, then C = C + P_j
  * for the parts in order.  P_j is m x n (row stride n) at w + j m n.
- * With `quads` (n % 4 == 0, C 16-byte aligned rows) each thread takes 4
- * consecutive elements of a row, one 16-byte load per part; launched
- * early (see kernel_cuda.h), so this launch overlaps the multiply's last
- * blocks.  On an H100, against one element per thread and a plain
- * launch: 724 x 724 x 12772 TN 462 -> 451 us, 2048 x 64 x 4096 58 -> 56
- * us, 8192 x 64 x 8192 261 -> 259 us (ncu: 19 us of the old fold
- * against 290 of the multiply, at base clocks). */
-static __global__ void gemm_fold_f32(size_t m, size_t n, const float *w,
-                                     int parts, bool first, float beta,
-                                     float *c, size_t ldc, bool quads)
+ * With `quads` (f32, n % 4 == 0, C 16-byte aligned rows) each thread
+ * takes 4 consecutive elements of a row, one 16-byte load per part
+ * (fold_quads); launched early (see kernel_cuda.h), so this launch
+ * overlaps the multiply's last blocks.  On an H100, against one element
+ * per thread and a plain launch: 724 x 724 x 12772 TN 462 -> 451 us,
+ * 2048 x 64 x 4096 58 -> 56 us, 8192 x 64 x 8192 261 -> 259 us (ncu: 19
+ * us of the old fold against 290 of the multiply, at base clocks). */
+static __device__ __forceinline__ void fold_quads(size_t mn, size_t n,
+                                                  const float *w, int parts,
+                                                  bool first, float beta,
+                                                  float *c, size_t ldc,
+                                                  size_t i, size_t step)
+{
+    for (i *= 4; i < mn; i += 4 * step) {
+        const size_t row = i / n;
+        float *at = c + row * ldc + (i - row * n);
+        float4 r;
+        int j = 0;
+        if (first) {
+            r = __ldg(reinterpret_cast<const float4 *>(w + i));
+            if (beta != 0.0f) {
+                const float4 old = *reinterpret_cast<const float4 *>(at);
+                r.x = fmaf(beta, old.x, r.x);
+                r.y = fmaf(beta, old.y, r.y);
+                r.z = fmaf(beta, old.z, r.z);
+                r.w = fmaf(beta, old.w, r.w);
+            }
+            j = 1;
+        } else {
+            r = *reinterpret_cast<const float4 *>(at);
+        }
+#pragma unroll 8
+        for (; j < parts; ++j) { /* fma(1, C, P_j) */
+            const float4 q = __ldg(
+                reinterpret_cast<const float4 *>(w + (size_t)j * mn + i));
+            r.x = __fadd_rn(r.x, q.x);
+            r.y = __fadd_rn(r.y, q.y);
+            r.z = __fadd_rn(r.z, q.z);
+            r.w = __fadd_rn(r.w, q.w);
+        }
+        *reinterpret_cast<float4 *>(at) = r;
+    }
+}
+
+/* x + y rounded, the fold's add (C + P_j, never contracted). */
+static __device__ __forceinline__ float add_rn(float x, float y)
+{
+    return __fadd_rn(x, y);
+}
+
+static __device__ __forceinline__ double add_rn(double x, double y)
+{
+    return __dadd_rn(x, y);
+}
+
+template <typename T>
+static __global__ void gemm_fold(size_t m, size_t n, const T *w, int parts,
+                                 bool first, T beta, T *c, size_t ldc,
+                                 bool quads)
 {
     duo_cuda_wait_previous_();
     const size_t mn = m * n, step = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (quads) {
-        for (i *= 4; i < mn; i += 4 * step) {
-            const size_t row = i / n;
-            float *at = c + row * ldc + (i - row * n);
-            float4 r;
-            int j = 0;
-            if (first) {
-                r = __ldg(reinterpret_cast<const float4 *>(w + i));
-                if (beta != 0.0f) {
-                    const float4 old = *reinterpret_cast<const float4 *>(at);
-                    r.x = fmaf(beta, old.x, r.x);
-                    r.y = fmaf(beta, old.y, r.y);
-                    r.z = fmaf(beta, old.z, r.z);
-                    r.w = fmaf(beta, old.w, r.w);
-                }
-                j = 1;
-            } else {
-                r = *reinterpret_cast<const float4 *>(at);
-            }
-#pragma unroll 8
-            for (; j < parts; ++j) { /* fma(1, C, P_j) */
-                const float4 q = __ldg(
-                    reinterpret_cast<const float4 *>(w + (size_t)j * mn + i));
-                r.x = __fadd_rn(r.x, q.x);
-                r.y = __fadd_rn(r.y, q.y);
-                r.z = __fadd_rn(r.z, q.z);
-                r.w = __fadd_rn(r.w, q.w);
-            }
-            *reinterpret_cast<float4 *>(at) = r;
+    if constexpr (sizeof(T) == 4) {
+        if (quads) {
+            fold_quads(mn, n, w, parts, first, beta, c, ldc, i, step);
+            return;
         }
-        return;
     }
     for (; i < mn; i += step) {
         const size_t row = i / n;
-        float *at = c + row * ldc + (i - row * n);
-        float r;
+        T *at = c + row * ldc + (i - row * n);
+        T r;
         int j = 0;
         if (first) {
             r = w[i];
-            if (beta != 0.0f)
-                r = fmaf(beta, *at, r);
+            if (beta != T(0))
+                r = fma(beta, *at, r);
             j = 1;
         } else {
             r = *at;
         }
 #pragma unroll 4
         for (; j < parts; ++j)
-            r = __fadd_rn(r, w[(size_t)j * mn + i]); /* fma(1, C, P_j) */
+            r = add_rn(r, w[(size_t)j * mn + i]); /* fma(1, C, P_j) */
         *at = r;
     }
 }
@@ -1551,7 +1602,8 @@ static __global__ void gemm_fold_f32(size_t m, size_t n, const float *w,
  * kernels, so calls never share a workspace.  `optional`: a caller that
  * can do without it gets *w = nullptr and success when the device is out
  * of memory. */
-static duo_status workspace_alloc(const char *where, float **w, size_t bytes,
+template <typename T>
+static duo_status workspace_alloc(const char *where, T **w, size_t bytes,
                                   bool optional = false)
 {
     static cudaMemPool_t pool = nullptr;
@@ -1584,31 +1636,31 @@ static duo_status workspace_alloc(const char *where, float **w, size_t bytes,
     if (err != cudaSuccess)
         return duo_cuda_fail(err, __FILE__, __LINE__, where,
                              "cudaMallocFromPoolAsync (gemm workspace)");
-    *w = static_cast<float *>(p);
+    *w = static_cast<T *>(p);
     return DUO_SUCCESS;
 }
 
-/* p: the whole product, shape chosen for k blocks; `splits` k blocks. */
-static duo_status gemm_split_f32(const char *where, int shape,
-                                 const GemmParams<float> &p,
-                                 duo_transpose ta, duo_transpose tb, bool vec,
-                                 size_t splits)
+/* p: the whole product, shape chosen for its parts; `splits` parts. */
+template <typename T>
+static duo_status gemm_split(const char *where, int shape,
+                             const GemmParams<T> &p, duo_transpose ta,
+                             duo_transpose tb, bool vec, size_t splits)
 {
-    const size_t kb = DUO_GEMM_KBLOCK_F32;
+    const size_t kb = kSplitK<T>;
     const size_t mn = (size_t)p.m * (size_t)p.n;
-    size_t group = kWorkspaceBytes / (mn * sizeof(float));
+    size_t group = kWorkspaceBytes / (mn * sizeof(T));
     group = group < 1 ? 1 : group > splits ? splits : group;
     if (group > 65535)
         group = 65535; /* gridDim.y */
-    float *w = nullptr;
-    duo_status st = workspace_alloc(where, &w, group * mn * sizeof(float));
+    T *w = nullptr;
+    duo_status st = workspace_alloc(where, &w, group * mn * sizeof(T));
     if (st != DUO_SUCCESS)
         return st;
     for (size_t first = 0; first < splits && st == DUO_SUCCESS;
          first += group) {
         const size_t parts = splits - first < group ? splits - first : group;
         const size_t k0 = first * kb;
-        GemmParams<float> q = p;
+        GemmParams<T> q = p;
         q.a = p.a + (ta == DUO_TRANS ? k0 * p.lda : k0);
         q.b = p.b + (tb == DUO_TRANS ? k0 : k0 * p.ldb);
         q.k = (int)((size_t)p.k - k0 < parts * kb ? (size_t)p.k - k0
@@ -1617,19 +1669,19 @@ static duo_status gemm_split_f32(const char *where, int shape,
         q.split_stride = mn;
         q.c = w;
         q.ldc = (size_t)p.n;
-        q.beta = 0.0f; /* P_j = alpha * acc; C is read by the fold */
-        q.vec_c = p.n % 4 == 0;
+        q.beta = T(0); /* P_j = alpha * acc; C is read by the fold */
+        q.vec_c = p.n % (16 / sizeof(T)) == 0;
         st = launch_index(shape, q, ta, tb, vec, (unsigned)parts);
         if (st != DUO_SUCCESS)
             break;
-        const bool quads = p.n % 4 == 0 && p.vec_c;
+        const bool quads = sizeof(T) == 4 && p.n % 4 == 0 && p.vec_c;
         const size_t threads = 256, per = quads ? 4 : 1;
         const size_t need = (mn / per + threads - 1) / threads;
         const unsigned grid = (unsigned)(need < 8192 ? need : 8192);
-        duo_cuda_launch_(gemm_fold_f32, grid, (unsigned)threads, 0, 0,
+        duo_cuda_launch_(gemm_fold<T>, grid, (unsigned)threads, 0, 0,
                          (size_t)p.m, (size_t)p.n, w, (int)parts, first == 0,
                          p.beta, p.c, p.ldc, quads);
-        st = check_launch(where, "gemm_fold_f32");
+        st = check_launch(where, "gemm_fold");
     }
     const cudaError_t freed = cudaFreeAsync(w, 0);
     if (st == DUO_SUCCESS && freed != cudaSuccess)
@@ -1778,22 +1830,6 @@ static duo_status gemm_unsplit(const char *, int shape,
     return launch_index(shape, p, ta, tb, vec, 1);
 }
 
-/* f64 never splits (splits is 1). */
-static duo_status gemm_split(const char *where, int shape,
-                             const GemmParams<float> &p, duo_transpose ta,
-                             duo_transpose tb, bool vec, size_t splits)
-{
-    return gemm_split_f32(where, shape, p, ta, tb, vec, splits);
-}
-
-static duo_status gemm_split(const char *where, int,
-                             const GemmParams<double> &, duo_transpose,
-                             duo_transpose, bool, size_t)
-{
-    return duo_fail(DUO_ERROR_BACKEND, where,
-                    "internal error: f64 has no split-K");
-}
-
 template <typename T>
 static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
                        size_t m, size_t n, size_t k, T alpha, const T *a,
@@ -1821,11 +1857,11 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
                         "multiplies dimensions up to %zu; split the product "
                         "into smaller ones",
                         m, n, k, kMaxDim);
-    const size_t splits = f64 ? 1 : splits_f32(m, n, k);
+    const size_t splits = splits_of<T>(m, n, k);
     if (shape < 0) {
         const int prefer = f64 ? -1 : preferred_shape_f32(ta, tb, splits);
         shape = splits > 1 ? pick_shape(shapes, count, model, m, n,
-                                        DUO_GEMM_KBLOCK_F32, splits, prefer)
+                                        kSplitK<T>, splits, prefer)
                            : pick_shape(shapes, count, model, m, n, k, 1,
                                         prefer);
         if (tiles_of(shapes[shape], m, n) > (size_t)INT_MAX)

@@ -14,7 +14,8 @@
 #  4. compute-sanitizer memcheck on test_gemm (every tile shape, all
 #     transposes, edges);
 #  5. duo-bench --only gemm (every row, the automatic tile choice);
-#  6. racecheck on a small duo-gemm run per tile shape, and with B packed;
+#  6. racecheck on a small duo-gemm run per tile shape, on split products
+#     (f32 and f64) and with B packed;
 #  7. the bench rows up to 4096^3 once per forced tile shape
 #     (DUO_GEMM_TILE), to see whether the automatic choice picks the
 #     fastest (the data pick_shape's constants are fitted to).
@@ -103,6 +104,8 @@ for t in 128x128 64x64 64x32 32x32; do
     DUO_GEMM_TILE=$t step "racecheck_f64_$t" 120 compute-sanitizer --tool racecheck \
         --error-exitcode 9 build/cuda/bin/duo-gemm 131 70 45 --tb --type f64 --reps 1 --check
 done
+DUO_GEMM_TILE=auto step racecheck_f64_split 120 compute-sanitizer --tool racecheck \
+    --error-exitcode 9 build/cuda/bin/duo-gemm 67 45 2100 --tb --type f64 --reps 1 --check
 
 # 7. Sizes up to 4096^3 per forced tile shape.
 mid="256x256x256,512x512x512,1000x1000x1000,1023x1023x1023,1024x1024x1024"

@@ -21,7 +21,9 @@
  * so results are compared bit for bit with the order duo.h promises,
  * computed on the host: CPU backends built with FMA, f32 and f64, the
  * blocked order for any K; CUDA f32, the blocked order for split products
- * (M N <= 2^19, K >= 1536), else the plain chain.  On CUDA every tile
+ * (M N <= 2^19, K >= 1536), else the plain chain.  CUDA f64 (tensor
+ * cores, split into k parts of 2048 when M N <= 2^19 and K > 2048) is
+ * checked against the error bound only.  On CUDA every tile
  * shape (DUO_GEMM_TILE), f32 with B packed or not (DUO_GEMM_PACK), must
  * give the same bytes as the automatic choice, split products included.
  */
@@ -269,7 +271,10 @@ static void test_shapes(size_t es)
                             {513, 257, 129},
                             /* several k blocks, n blocks, and a C wide
                              * enough to be split by columns */
-                            {64, 48, 1000},  {5, 700, 33},    {8, 2000, 200}};
+                            {64, 48, 1000},  {5, 700, 33},    {8, 2000, 200},
+                            /* split over k on CUDA, f64 too: 2048 + 1,
+                             * and 2048 + 2048 + 4 */
+                            {1, 1, 2049},    {9, 7, 4100}};
     const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
     /* Tight, padded to an odd leading dimension, and padded by 16 bytes
      * (which keeps whatever 16-byte alignment the rows had, so vectorized
@@ -873,9 +878,11 @@ static void test_tile_shapes(size_t es)
     static const char *const f64_shapes[] = {"128x128", "64x64", "64x32",
                                              "32x32", NULL};
     const char *const *names = es == 4 ? f32_shapes : f64_shapes;
-    /* The last is split over k on CUDA f32 (5 blocks, the last partial). */
+    /* The last two are split over k on CUDA f32 (5 and 6 blocks, the
+     * last partial), the last on CUDA f64 too (2048 + 52). */
     const shape shapes[] = {{1, 1, 1},      {31, 33, 17},    {130, 70, 33},
-                            {257, 131, 70}, {300, 260, 129}, {70, 37, 1601}};
+                            {257, 131, 70}, {300, 260, 129}, {70, 37, 1601},
+                            {37, 23, 2100}};
     const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
     const size_t pads[2] = {0, 3};
     long cases = 0;
