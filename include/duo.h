@@ -303,9 +303,9 @@ duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
  * (split-K: too few tiles of C to fill the GPU), else the plain order;
  * for every tile shape.  CUDA f64 uses FP64 tensor cores over k in groups
  * of 8, the same for every tile shape; when M * N <= 2^19 and K > 2048
- * it sums in the blocked order's way over k parts of 2048 instead (the
- * last part shorter), each part so.  So the bits never depend on the
- * GPU or its choice of tiles, and CPU and CUDA f32 results are
+ * it takes the blocked order's form with k parts of 2048 (the last one
+ * shorter) in place of k blocks, each part summed so.  So the bits never
+ * depend on the GPU or its choice of tiles, and CPU and CUDA f32 results are
  * bit-identical for K <= 384 and for split products (sign of a zero
  * result aside); otherwise they agree within rounding.  DUO_GEMM_TILE
  * (CUDA; e.g. "64x64", "auto") forces a tile shape, for tuning; an
