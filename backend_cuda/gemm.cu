@@ -1479,7 +1479,6 @@ static duo_status launch_index(int shape, const GemmParams<double> &p,
  * with more parts than the workspace holds goes in groups, each folded
  * onto C. */
 static constexpr size_t kSplitMaxElems = (size_t)1 << 19; /* m * n      */
-static constexpr size_t kSplitMinBlocks = 4; /* f32 k blocks            */
 /* k per part of a split f64 product.  On an H200, against the unsplit
  * product (three alternating runs each): 64 x 8192 x 8192 237-239 ->
  * 213-218 us, 2048 x 64 x 4096 81-83 -> 50-53 us, 1000 x 70 x 9000
@@ -1492,17 +1491,19 @@ static constexpr size_t kWorkspaceBytes = (size_t)64 << 20;
 /* The largest packed B (see "Packing B"): 8192^2 floats. */
 static constexpr size_t kPackMaxBytes = (size_t)256 << 20;
 
-/* k per part of a split product of T. */
+/* k per part of a split product of T, and the fewest parts it splits
+ * into (f32: 4 k blocks, K >= 1536 as duo.h says; f64: 2, K > 2048). */
 template <typename T> static constexpr size_t kSplitK =
     sizeof(T) == 4 ? DUO_GEMM_KBLOCK_F32 : kSplitKF64;
+template <typename T> static constexpr size_t kSplitMinParts =
+    sizeof(T) == 4 ? 4 : 2;
 
-/* Parts to split into, 1: no split.  f32 splits from 4 k blocks, f64
- * from 2 parts. */
+/* Parts to split into, 1: no split. */
 template <typename T> static size_t splits_of(size_t m, size_t n, size_t k)
 {
     const size_t parts = (k + kSplitK<T> - 1) / kSplitK<T>;
-    const size_t least = sizeof(T) == 4 ? kSplitMinBlocks : 2;
-    return m * n <= kSplitMaxElems && parts >= least ? parts : 1;
+    return m * n <= kSplitMaxElems && parts >= kSplitMinParts<T> ? parts
+                                                                  : 1;
 }
 
 /* C = fma(beta, C, P_0) (beta != 0) or P_0 when `first`, then C = C + P_j
