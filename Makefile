@@ -61,7 +61,7 @@ cuda:
 	$(CMAKE) --build build/cuda -j $(JOBS)
 
 mpi-deps:
-	bash ./src/dist/install_mpi.sh
+	bash ./src/distributed/install_mpi.sh
 
 serial-mpi openmp-mpi: mpi-deps
 	$(CMAKE) -S . -B build/$@ -DDUO_BACKEND=$(@:%-mpi=%) -DDUO_MPI=ON $(CMAKE_FLAGS)
@@ -79,7 +79,7 @@ test-mpi: serial-mpi
 	cd build/serial-mpi && ctest --output-on-failure -L mpi
 
 compare-mpi:
-	@MAKE='$(MAKE)' bash ./src/dist/compare_mpi.sh $(COMPARE_MPI_ARGS)
+	@MAKE='$(MAKE)' bash ./src/distributed/compare_mpi.sh $(COMPARE_MPI_ARGS)
 
 test: serial openmp
 	cd build/serial && ctest --output-on-failure

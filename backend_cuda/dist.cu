@@ -1,5 +1,5 @@
 /*
- * dist.cu (CUDA, built with -DDUO_MPI=ON) - src/dist/device.h for GPU
+ * dist.cu (CUDA, built with -DDUO_MPI=ON) - src/distributed/device.h for GPU
  * memory: one GPU per rank, and halo rows moved GPU to GPU.
  *
  * Halo path, chosen once in dist_dev_setup and printed by rank 0:
@@ -35,7 +35,7 @@
 #endif
 
 #include "cuda_check.h"
-#include "dist/device.h"
+#include "distributed/device.h"
 
 static const char *halo_path = "none";
 static void *stage;        /* pinned host: 4 rows (2 out, 2 in) */

@@ -7,7 +7,7 @@
 # 1. profiles/run_gprof.sh serial, then openmp (gprof + built-in CSV);
 # 2. profiles/run_cuda_profile.sh when nvcc is on PATH and `nvidia-smi -L`
 #    lists a GPU (otherwise one line says why it is skipped);
-# 3. profiles/profile_diff.py serial vs openmp (and serial vs cuda,
+# 3. tools/profile_diff.py serial vs openmp (and serial vs cuda,
 #    openmp vs cuda), the tables into profiles/diff-<a>-vs-<b>.md and one
 #    chart per app into profiles/charts/<a>-vs-<b>/<app>.png.
 # Stops at the first failure.
@@ -53,14 +53,14 @@ for pair in "${pairs[@]}"; do
         echo
         echo "Written by \`make profile\` with:"
         echo
-        echo "    python3 profiles/profile_diff.py profiles/$a profiles/$b --chart-dir $charts"
+        echo "    python3 tools/profile_diff.py profiles/$a profiles/$b --chart-dir $charts"
         echo
         echo "Each app ran once per build with the arguments shown on its A/B lines"
         echo "(profiles/apps.sh), in the -pg build of profiles/run_gprof.sh for the CPU"
         echo "backends.  profiles/README.md says how to read the tables."
         echo
     } >"$md.tmp"
-    if ! "$python" profiles/profile_diff.py "profiles/$a" "profiles/$b" \
+    if ! "$python" tools/profile_diff.py "profiles/$a" "profiles/$b" \
         --chart-dir "$charts" >>"$md.tmp"; then
         rm -f "$md.tmp"
         echo "profile_all.sh: profile_diff.py failed on profiles/$a vs profiles/$b" >&2

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/apps/dump.h"
+#include "../tools/dump.h"
 
 typedef struct data {
     float x[8];

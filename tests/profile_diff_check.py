@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run profiles/profile_diff.py and check its exit status and output.
+"""Run tools/profile_diff.py and check its exit status and output.
 
     profile_diff_check.py TOOL --rc N [--out REGEX]... [--err REGEX]...
                           [--no-out REGEX]... -- ARGS...

@@ -96,20 +96,20 @@ endif()
 file(RELATIVE_PATH duo_bin_to_data /prefix/${CMAKE_INSTALL_BINDIR}
   /prefix/${CMAKE_INSTALL_DATADIR}/duo)
 set(DUO_PROFILE_DIFF_PY "\"$(dirname \"$0\")/${duo_bin_to_data}/profile_diff.py\"")
-configure_file(${PROJECT_SOURCE_DIR}/profiles/duo-profile-diff.in
+configure_file(${PROJECT_SOURCE_DIR}/tools/duo-profile-diff.in
   ${PROJECT_BINARY_DIR}/install/duo-profile-diff @ONLY)
 install(PROGRAMS ${PROJECT_BINARY_DIR}/install/duo-profile-diff
   DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/profiles/profile_diff.py
+install(FILES ${PROJECT_SOURCE_DIR}/tools/profile_diff.py
   DESTINATION ${CMAKE_INSTALL_DATADIR}/duo)
 
-# The apps: every executable defined in src/apps except duo-compare.
+# The apps: every executable defined in src/apps.
 if(DUO_BUILD_APPS)
   get_property(duo_app_targets DIRECTORY ${PROJECT_SOURCE_DIR}/src/apps
                PROPERTY BUILDSYSTEM_TARGETS)
   foreach(app IN LISTS duo_app_targets)
     get_target_property(type ${app} TYPE)
-    if(type STREQUAL "EXECUTABLE" AND NOT app STREQUAL "duo-compare")
+    if(type STREQUAL "EXECUTABLE")
       set_target_properties(${app} PROPERTIES
         INSTALL_RPATH "$ORIGIN/${duo_app_to_lib}")
       install(TARGETS ${app} RUNTIME DESTINATION ${DUO_INSTALL_APPDIR})

@@ -1,5 +1,5 @@
 /*
- * fuzz_dump.c - libFuzzer target for dump_read (src/apps/dump.c), the
+ * fuzz_dump.c - libFuzzer target for dump_read (tools/dump.c), the
  * reader behind duo-compare: any bytes as a --dump file.  dump_read must
  * return 0 with a consistent dump_file, or -1 with a message and *out
  * left empty; it must never read out of bounds, leak or overflow.

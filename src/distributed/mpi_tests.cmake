@@ -35,7 +35,7 @@ foreach(np 1 2 3 4)
   duo_mpi_test(mpi_dist_np${np} NP ${np} COMMAND $<TARGET_FILE:test_dist>)
 endforeach()
 # Each call's first exchange all-gathers 10 bytes per rank on up to 64
-# ranks and all-reduces the whole record beyond (src/dist/dist_reduce.c):
+# ranks and all-reduces the whole record beyond (src/distributed/dist_reduce.c):
 # the second way, forced, on 3 ranks.
 duo_mpi_test(mpi_dist_agree_full_np3 NP 3
   ENVIRONMENT DUO_DIST_AGREE=full COMMAND $<TARGET_FILE:test_dist>)
@@ -91,7 +91,7 @@ endif()
 function(duo_mpi_compare_ranks app)
   foreach(np 2 3 4)
     add_test(NAME mpi_${app}_np${np}
-      COMMAND bash ${PROJECT_SOURCE_DIR}/src/dist/compare_ranks.sh
+      COMMAND bash ${PROJECT_SOURCE_DIR}/src/distributed/compare_ranks.sh
               ${MPIEXEC_EXECUTABLE} "${DUO_MPIEXEC_FLAGS}" ${np}
               $<TARGET_FILE:duo-${app}> $<TARGET_FILE:duo-compare>
               ${CMAKE_CURRENT_BINARY_DIR}/mpi_${app}_np${np})

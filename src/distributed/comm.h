@@ -2,7 +2,7 @@
  * comm.h - the few communication steps duo's distributed layer needs,
  * on host memory.  comm_mpi.c implements them with MPI_COMM_WORLD;
  * comm_single.c for one process (the build without MPI), where every
- * exchange is a copy to oneself.  Everything in src/dist/ above this line
+ * exchange is a copy to oneself.  Everything in src/distributed/ above this line
  * is the same in both builds.
  *
  * Each function returns DUO_SUCCESS or records the failure with duo_fail

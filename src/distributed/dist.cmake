@@ -6,24 +6,24 @@
 # NCCL_HOME or NCCL_ROOT, the CUDA toolkit, the system paths): with it
 # halo rows travel GPU to GPU through NCCL, without it through CUDA-aware
 # MPI or pinned host buffers (backend_cuda/dist.cu decides at run time).
-set(DUO_DIST_SOURCES dist/dist_runtime.c dist/dist_layout.c
-  dist/dist_reduce.c dist/dist_halo.c dist/dist_order.c dist/dist_dot.c
-  dist/dot_chunks.c)
+set(DUO_DIST_SOURCES distributed/dist_runtime.c distributed/dist_layout.c
+  distributed/dist_reduce.c distributed/dist_halo.c distributed/dist_order.c distributed/dist_dot.c
+  distributed/dot_chunks.c)
 # dot_chunks.c holds kernels: CUDA C++ in a CUDA build.
 if(DUO_BACKEND STREQUAL "cuda")
-  set_source_files_properties(dist/dot_chunks.c PROPERTIES LANGUAGE CUDA)
+  set_source_files_properties(distributed/dot_chunks.c PROPERTIES LANGUAGE CUDA)
 endif()
 if(DUO_MPI)
   find_package(MPI REQUIRED COMPONENTS C)
   message(STATUS "duo: MPI ${MPI_C_VERSION} (${MPI_C_LIB_NAMES}); "
     "mpiexec: ${MPIEXEC_EXECUTABLE}")
-  list(APPEND DUO_DIST_SOURCES dist/comm_mpi.c)
+  list(APPEND DUO_DIST_SOURCES distributed/comm_mpi.c)
   if(DUO_BACKEND STREQUAL "cuda")
     # dist.cu for the GPU path, device_host.c (as dist_host_*) for the
     # host path.
     list(APPEND DUO_DIST_SOURCES ${PROJECT_SOURCE_DIR}/backend_cuda/dist.cu
-      dist/device_host.c)
-    set_source_files_properties(dist/device_host.c PROPERTIES
+      distributed/device_host.c)
+    set_source_files_properties(distributed/device_host.c PROPERTIES
       COMPILE_DEFINITIONS DUO_DIST_HOST_PATH=1)
     find_path(DUO_NCCL_INCLUDE_DIR nccl.h
       HINTS $ENV{NCCL_HOME} $ENV{NCCL_ROOT} ${CUDAToolkit_INCLUDE_DIRS}/..
@@ -41,10 +41,10 @@ if(DUO_MPI)
       set(DUO_HAVE_NCCL OFF CACHE INTERNAL "NCCL found")
     endif()
   else()
-    list(APPEND DUO_DIST_SOURCES dist/device_host.c)
+    list(APPEND DUO_DIST_SOURCES distributed/device_host.c)
   endif()
 else()
-  list(APPEND DUO_DIST_SOURCES dist/comm_single.c dist/device_host.c)
+  list(APPEND DUO_DIST_SOURCES distributed/comm_single.c distributed/device_host.c)
 endif()
 
 function(duo_dist_setup target)

@@ -4,7 +4,7 @@
 # compared bit for bit (duo-compare --exact), one table.  Exits non-zero
 # if any run fails or any dump differs.
 #
-#   ./src/dist/compare_mpi.sh [BACKEND [NP]]   BACKEND: serial (default),
+#   ./src/distributed/compare_mpi.sh [BACKEND [NP]]   BACKEND: serial (default),
 #                                              openmp or cuda; NP: 4
 #
 # Dumps and logs go to build/compare-mpi/.  On a GPU machine use cuda:
