@@ -1,14 +1,18 @@
 /*
- * reduce.c (CPU) - duo_reduce and duo_reduce_arg in the order fixed by
- * src/reduce_order.h, so the CPU returns the GPU's bits.  Chunks are
+ * reduce.c (CPU) - duo_reduce, duo_reduce_arg and duo_dot_async in the
+ * order fixed by <duo/reduce_order.h> (its host form, which user
+ * reductions share), so the CPU returns the GPU's bits.  Chunks are
  * independent and shared among OpenMP threads; within a chunk the lanes
- * form a vector loop the compiler maps onto SIMD registers.
+ * form a vector loop the compiler maps onto SIMD registers.  The same
+ * reductions on one thread serve the segmented reductions
+ * (reduce_cpu.h, segmented.c).
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "backend.h"
+#include "reduce_cpu.h"
 #include "reduce_order.h"
 
 /* OpenMP directives that mean nothing in the serial build. */
@@ -23,96 +27,32 @@
 #define MIN(a, b) DUO_COMBINE_DUO_MIN(a, b)
 #define MAX(a, b) DUO_COMBINE_DUO_MAX(a, b)
 
-/* Step 4: fold v[0..size) in halves, leaving the result in v[0]. */
-#define FOLD(v, size, OP)                                   \
-    for (size_t h_ = (size) / 2; h_ > 0; h_ /= 2)           \
-        for (size_t i_ = 0; i_ < h_; ++i_)                  \
-            v[i_] = OP(v[i_], v[i_ + h_])
-
-/* Steps 4 over a block of `threads` values: each warp, then the warps. */
-#define BLOCK_FOLD(Acc, v, threads, OP, out)                        \
-    do {                                                            \
-        Acc warps_[(threads) / DUO_REDUCE_WARP];                    \
-        for (size_t w_ = 0; w_ < (threads) / DUO_REDUCE_WARP; ++w_) { \
-            Acc *warp_ = (v) + w_ * DUO_REDUCE_WARP;                \
-            FOLD(warp_, DUO_REDUCE_WARP, OP);                       \
-            warps_[w_] = warp_[0];                                  \
-        }                                                           \
-        FOLD(warps_, (threads) / DUO_REDUCE_WARP, OP);              \
-        (out) = warps_[0];                                          \
-    } while (0)
-
 /*
- * name_chunk(x, n, c): steps 2-4 for chunk c.  name_all(x, n, &out):
- * every chunk, then step 5.  In is the element type, Acc the accumulator.
+ * name_all(x, n, out): the reduction of x[0..n) into *out (an Acc), the
+ * chunks shared among OpenMP threads; name_seq: the same on the calling
+ * thread.  In is the element type, Acc the accumulator.
  */
 #define DEFINE_REDUCE(name, In, Acc, OP, IDENTITY)                           \
-    enum {                                                                   \
-        name##_VEC = DUO_REDUCE_VEC(sizeof(In)),                             \
-        name##_LANES = DUO_REDUCE_LANES(sizeof(In))                          \
-    };                                                                       \
-    static Acc name##_chunk(const In *x, size_t n, size_t steps, size_t c)   \
+    static inline Acc name##_elem(const In *x, size_t i) { return (Acc)x[i]; } \
+    DUO_ORDER_DEFINE_CHUNK(name##_chunk, Acc, DUO_REDUCE_VEC(sizeof(In)), OP, \
+                           IDENTITY, const In *, name##_elem)                 \
+    DUO_ORDER_DEFINE_ALL(name##_shared, name##_chunk, Acc,                   \
+                         DUO_REDUCE_VEC(sizeof(In)), OP, IDENTITY,           \
+                         const In *, static)                                 \
+    DUO_ORDER_DEFINE_ALL(name##_alone, name##_chunk, Acc,                    \
+                         DUO_REDUCE_VEC(sizeof(In)), OP, IDENTITY,           \
+                         const In *, none)                                   \
+    static void name##_all(const void *x, size_t n, void *out)               \
     {                                                                        \
-        const size_t chunk = steps * name##_LANES;                           \
-        Acc lane[name##_LANES];                                              \
-        for (size_t l = 0; l < name##_LANES; ++l)                            \
-            lane[l] = IDENTITY;                                              \
-        const size_t base = c * chunk;                                       \
-        if (n - base >= chunk) {                                             \
-            for (size_t s = 0; s < steps; ++s) {                             \
-                const In *p = x + base + s * name##_LANES;                   \
-                _Pragma("omp simd")                                          \
-                for (size_t l = 0; l < name##_LANES; ++l)                    \
-                    lane[l] = OP(lane[l], (Acc)p[l]);                        \
-            }                                                                \
-        } else {                                                             \
-            for (size_t s = 0; s < steps; ++s)                               \
-                for (size_t l = 0; l < name##_LANES; ++l) {                  \
-                    const size_t i = base + s * name##_LANES + l;            \
-                    if (i < n)                                               \
-                        lane[l] = OP(lane[l], (Acc)x[i]);                    \
-                }                                                            \
-        }                                                                    \
-        Acc thread[DUO_REDUCE_THREADS];                                      \
-        for (size_t t = 0; t < DUO_REDUCE_THREADS; ++t) {                    \
-            const Acc *v = lane + t * name##_VEC;                            \
-            thread[t] = name##_VEC == 4                                      \
-                            ? OP(OP(v[0], v[1]),                             \
-                                 OP(v[name##_VEC / 2], v[name##_VEC - 1]))   \
-                            : OP(v[0], v[1]);                                \
-        }                                                                    \
-        Acc out;                                                             \
-        BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, OP, out);                \
-        return out;                                                          \
+        *(Acc *)out = name##_shared((const In *)x, n);                       \
     }                                                                        \
-    static duo_status name##_all(const In *x, size_t n, Acc *out)            \
+    static void name##_seq(const void *x, size_t n, void *out)               \
     {                                                                        \
-        const size_t steps = duo_reduce_steps(n, name##_LANES);              \
-        const size_t chunk = steps * name##_LANES;                           \
-        const size_t chunks = (n + chunk - 1) / chunk;                       \
-        Acc small[64];                                                       \
-        Acc *part = chunks <= 64 ? small                                     \
-                                 : (Acc *)malloc(chunks * sizeof(Acc));      \
-        if (part == NULL)                                                    \
-            return duo_fail(DUO_ERROR_OUT_OF_MEMORY, "duo_reduce",           \
-                            "no memory for %zu partial results", chunks);    \
-        OMP(parallel for schedule(static) if (chunks > 1))                   \
-        for (size_t c = 0; c < chunks; ++c)                                  \
-            part[c] = name##_chunk(x, n, steps, c);                          \
-        Acc final[DUO_REDUCE_FINAL_THREADS];                                 \
-        for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)                \
-            final[t] = IDENTITY;                                             \
-        for (size_t c = 0; c < chunks; ++c)                                  \
-            final[c % DUO_REDUCE_FINAL_THREADS] =                            \
-                OP(final[c % DUO_REDUCE_FINAL_THREADS], part[c]);            \
-        BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, OP, *out);          \
-        if (part != small)                                                   \
-            free(part);                                                      \
-        return DUO_SUCCESS;                                                  \
+        *(Acc *)out = name##_alone((const In *)x, n);                        \
     }
 
 /* Integer sums wrap modulo 2^64: accumulate unsigned, where C defines
- * overflow, and reinterpret at the end. */
+ * overflow; the int64_t result has the same bits. */
 DEFINE_REDUCE(sum_f32, float, double, SUM, 0.0)
 DEFINE_REDUCE(sum_f64, double, double, SUM, 0.0)
 DEFINE_REDUCE(sum_i32, int32_t, uint64_t, SUM, 0)
@@ -129,41 +69,24 @@ DEFINE_REDUCE(max_i32, int32_t, int32_t, MAX, INT32_MIN)
 DEFINE_REDUCE(max_i64, int64_t, int64_t, MAX, INT64_MIN)
 DEFINE_REDUCE(max_u64, uint64_t, uint64_t, MAX, 0)
 
-#define SIGNED_SUM(name, x, n, result)                                \
-    do {                                                              \
-        uint64_t wrapped;                                             \
-        duo_status st_ = name##_all(x, n, &wrapped);                  \
-        if (st_ == DUO_SUCCESS)                                       \
-            *(int64_t *)(result) = (int64_t)wrapped;                  \
-        return st_;                                                   \
-    } while (0)
+/* By [op][type], in enum order. */
+#define ROW(op) {{op##_f32_all, op##_f32_seq}, {op##_f64_all, op##_f64_seq}, \
+                 {op##_i32_all, op##_i32_seq}, {op##_i64_all, op##_i64_seq}, \
+                 {op##_u64_all, op##_u64_seq}}
+static const duo_cpu_reducer reducers[3][5] = {ROW(sum), ROW(min),
+                                               ROW(max)};
+#undef ROW
+
+duo_cpu_reducer duo_cpu_reducer_for(duo_reduce_op op, duo_dtype type)
+{
+    return reducers[op][type];
+}
 
 duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                          size_t n, void *result)
 {
-#define CASE(opname, name, In, Acc)                                         \
-    if (op == opname && type == DUO_##In)                                   \
-        return name##_all((const void *)x, n, (Acc *)result)
-    if (op == DUO_SUM && type == DUO_I32)
-        SIGNED_SUM(sum_i32, (const int32_t *)x, n, result);
-    if (op == DUO_SUM && type == DUO_I64)
-        SIGNED_SUM(sum_i64, (const int64_t *)x, n, result);
-    CASE(DUO_SUM, sum_f32, F32, double);
-    CASE(DUO_SUM, sum_f64, F64, double);
-    CASE(DUO_SUM, sum_u64, U64, uint64_t);
-    CASE(DUO_MIN, min_f32, F32, float);
-    CASE(DUO_MIN, min_f64, F64, double);
-    CASE(DUO_MIN, min_i32, I32, int32_t);
-    CASE(DUO_MIN, min_i64, I64, int64_t);
-    CASE(DUO_MIN, min_u64, U64, uint64_t);
-    CASE(DUO_MAX, max_f32, F32, float);
-    CASE(DUO_MAX, max_f64, F64, double);
-    CASE(DUO_MAX, max_i32, I32, int32_t);
-    CASE(DUO_MAX, max_i64, I64, int64_t);
-    CASE(DUO_MAX, max_u64, U64, uint64_t);
-#undef CASE
-    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce",
-                    "no reduction for op %d on type %d", (int)op, (int)type);
+    reducers[op][type].all(x, n, result);
+    return DUO_SUCCESS;
 }
 
 /* Stream-ordered forms: "device" memory is host memory and work on any
@@ -183,68 +106,23 @@ duo_status duo_be_reduce_async(duo_reduce_op op, duo_dtype type,
  * does not contract across statements; clang contracts only within one).
  */
 #define DEFINE_DOT(name, In)                                                 \
-    enum {                                                                   \
-        name##_VEC = DUO_REDUCE_VEC(sizeof(In)),                             \
-        name##_LANES = DUO_REDUCE_LANES(sizeof(In))                          \
-    };                                                                       \
-    static double name##_chunk(const In *x, const In *y, size_t n,           \
-                               size_t steps, size_t c)                       \
+    typedef struct name##_pair { const In *x, *y; } name##_pair;             \
+    static inline double name##_elem(const name##_pair *p, size_t i)         \
     {                                                                        \
-        const size_t chunk = steps * name##_LANES;                           \
-        double lane[name##_LANES];                                           \
-        for (size_t l = 0; l < name##_LANES; ++l)                            \
-            lane[l] = 0.0;                                                   \
-        const size_t base = c * chunk;                                       \
-        if (n - base >= chunk) {                                             \
-            for (size_t s = 0; s < steps; ++s) {                             \
-                const In *p = x + base + s * name##_LANES;                   \
-                const In *q = y + base + s * name##_LANES;                   \
-                _Pragma("omp simd")                                          \
-                for (size_t l = 0; l < name##_LANES; ++l) {                  \
-                    const double prod = (double)p[l] * (double)q[l];         \
-                    lane[l] = lane[l] + prod;                                \
-                }                                                            \
-            }                                                                \
-        } else {                                                             \
-            for (size_t s = 0; s < steps; ++s)                               \
-                for (size_t l = 0; l < name##_LANES; ++l) {                  \
-                    const size_t i = base + s * name##_LANES + l;            \
-                    if (i < n) {                                             \
-                        const double prod = (double)x[i] * (double)y[i];     \
-                        lane[l] = lane[l] + prod;                            \
-                    }                                                        \
-                }                                                            \
-        }                                                                    \
-        double thread[DUO_REDUCE_THREADS];                                   \
-        for (size_t t = 0; t < DUO_REDUCE_THREADS; ++t) {                    \
-            const double *v = lane + t * name##_VEC;                         \
-            thread[t] = name##_VEC == 4                                      \
-                            ? SUM(SUM(v[0], v[1]),                           \
-                                  SUM(v[name##_VEC / 2], v[name##_VEC - 1])) \
-                            : SUM(v[0], v[1]);                               \
-        }                                                                    \
-        double out;                                                          \
-        BLOCK_FOLD(double, thread, DUO_REDUCE_THREADS, SUM, out);            \
-        return out;                                                          \
+        const double prod = (double)p->x[i] * (double)p->y[i];               \
+        return prod;                                                         \
     }                                                                        \
-    static duo_status name##_all(const In *x, const In *y, size_t n,         \
-                                 double *out)                                \
+    DUO_ORDER_DEFINE_CHUNK(name##_chunk, double, DUO_REDUCE_VEC(sizeof(In)), \
+                           SUM, 0.0, const name##_pair *, name##_elem)        \
+    DUO_ORDER_DEFINE_ALL(name##_all, name##_chunk, double,                   \
+                         DUO_REDUCE_VEC(sizeof(In)), SUM, 0.0,               \
+                         const name##_pair *, static)                        \
+    static double name(const void *x, const void *y, size_t n)               \
     {                                                                        \
-        const size_t steps = duo_reduce_steps(n, name##_LANES);              \
-        const size_t chunk = steps * name##_LANES;                           \
-        const size_t chunks = (n + chunk - 1) / chunk;                       \
-        double final[DUO_REDUCE_FINAL_THREADS];                              \
-        for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)                \
-            final[t] = 0.0;                                                  \
-        /* Slot t adds chunks t, t + FINAL, ... in order (step 5) with no */ \
-        /* table of partials; dealt round-robin so that few chunks still  */ \
-        /* spread over every thread.                                      */ \
-        OMP(parallel for schedule(static, 1) if (chunks > 1))                \
-        for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)                \
-            for (size_t c = t; c < chunks; c += DUO_REDUCE_FINAL_THREADS)    \
-                final[t] = SUM(final[t], name##_chunk(x, y, n, steps, c));   \
-        BLOCK_FOLD(double, final, DUO_REDUCE_FINAL_THREADS, SUM, *out);      \
-        return DUO_SUCCESS;                                                  \
+        name##_pair p;                                                       \
+        p.x = (const In *)x;                                                 \
+        p.y = (const In *)y;                                                 \
+        return name##_all(&p, n);                                            \
     }
 
 DEFINE_DOT(dot_f32, float)
@@ -255,15 +133,9 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
                             double *result, duo_stream stream)
 {
     (void)stream;
-    for (int k = 0; k < count; ++k) {
-        double value = 0.0;
-        if (type == DUO_F32)
-            dot_f32_all((const float *)x[k], (const float *)y[k], n, &value);
-        else
-            dot_f64_all((const double *)x[k], (const double *)y[k], n,
-                        &value);
-        result[k] = value;
-    }
+    for (int k = 0; k < count; ++k)
+        result[k] = type == DUO_F32 ? dot_f32(x[k], y[k], n)
+                                    : dot_f64(x[k], y[k], n);
     return DUO_SUCCESS;
 }
 
@@ -282,8 +154,25 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
                                              (b.v == a.v && b.i < a.i)));    \
         return take ? b : a;                                                 \
     }                                                                        \
-    static name##_pair name##_all(const In *x, size_t n)                     \
+    static name##_pair name##_scan(const In *x, size_t from, size_t to,      \
+                                   name##_pair best)                         \
     {                                                                        \
+        for (size_t i = from; i < to; ++i) {                                 \
+            const name##_pair e = {x[i], i};                                 \
+            best = name##_op(best, e);                                       \
+        }                                                                    \
+        return best;                                                         \
+    }                                                                        \
+    static void name##_write(name##_pair best, size_t *index, void *value)   \
+    {                                                                        \
+        *index = best.i == UINT64_MAX ? SIZE_MAX : (size_t)best.i;           \
+        if (value != NULL)                                                   \
+            *(In *)value = best.v;                                           \
+    }                                                                        \
+    static void name##_all(const void *xv, size_t n, size_t *index,          \
+                           void *value)                                      \
+    {                                                                        \
+        const In *x = (const In *)xv;                                        \
         const size_t CHUNK = duo_reduce_steps(n, DUO_REDUCE_LANES(sizeof(In))) * \
                              DUO_REDUCE_LANES(sizeof(In));                   \
         const name##_pair none = {IDENTITY, UINT64_MAX};                     \
@@ -295,15 +184,18 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
             OMP(for schedule(static) nowait)                                 \
             for (size_t c = 0; c < chunks; ++c) {                            \
                 const size_t end = n - c * CHUNK < CHUNK ? n : (c + 1) * CHUNK; \
-                for (size_t i = c * CHUNK; i < end; ++i) {                   \
-                    const name##_pair e = {x[i], i};                         \
-                    mine = name##_op(mine, e);                               \
-                }                                                            \
+                mine = name##_scan(x, c * CHUNK, end, mine);                 \
             }                                                                \
             OMP(critical(duo_reduce_arg))                                    \
             best = name##_op(best, mine);                                    \
         }                                                                    \
-        return best;                                                         \
+        name##_write(best, index, value);                                    \
+    }                                                                        \
+    static void name##_seq(const void *xv, size_t n, size_t *index,          \
+                           void *value)                                      \
+    {                                                                        \
+        const name##_pair none = {IDENTITY, UINT64_MAX};                     \
+        name##_write(name##_scan((const In *)xv, 0, n, none), index, value); \
     }
 
 #define LESS(a, b) ((a) < (b))
@@ -319,30 +211,24 @@ DEFINE_ARG(argmax_i32, int32_t, GREATER, INT32_MIN)
 DEFINE_ARG(argmax_i64, int64_t, GREATER, INT64_MIN)
 DEFINE_ARG(argmax_u64, uint64_t, GREATER, 0)
 
+/* By [op - DUO_MIN][type], in enum order. */
+#define ROW(op) {{op##_f32_all, op##_f32_seq}, {op##_f64_all, op##_f64_seq}, \
+                 {op##_i32_all, op##_i32_seq}, {op##_i64_all, op##_i64_seq}, \
+                 {op##_u64_all, op##_u64_seq}}
+static const duo_cpu_arg_reducer arg_reducers[2][5] = {ROW(argmin),
+                                                       ROW(argmax)};
+#undef ROW
+
+duo_cpu_arg_reducer duo_cpu_arg_reducer_for(duo_reduce_op op,
+                                            duo_dtype type)
+{
+    return arg_reducers[op == DUO_MAX][type];
+}
+
 duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
                              const void *x, size_t n, size_t *index,
                              void *value)
 {
-#define CASE(opname, name, In, T)                                       \
-    if (op == opname && type == DUO_##In) {                             \
-        const name##_pair best = name##_all((const T *)x, n);           \
-        *index = (size_t)best.i;                                        \
-        if (value != NULL)                                              \
-            *(T *)value = best.v;                                       \
-        return DUO_SUCCESS;                                             \
-    }
-    CASE(DUO_MIN, argmin_f32, F32, float)
-    CASE(DUO_MIN, argmin_f64, F64, double)
-    CASE(DUO_MIN, argmin_i32, I32, int32_t)
-    CASE(DUO_MIN, argmin_i64, I64, int64_t)
-    CASE(DUO_MIN, argmin_u64, U64, uint64_t)
-    CASE(DUO_MAX, argmax_f32, F32, float)
-    CASE(DUO_MAX, argmax_f64, F64, double)
-    CASE(DUO_MAX, argmax_i32, I32, int32_t)
-    CASE(DUO_MAX, argmax_i64, I64, int64_t)
-    CASE(DUO_MAX, argmax_u64, U64, uint64_t)
-#undef CASE
-    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
-                    "no index reduction for op %d on type %d", (int)op,
-                    (int)type);
+    arg_reducers[op == DUO_MAX][type].all(x, n, index, value);
+    return DUO_SUCCESS;
 }

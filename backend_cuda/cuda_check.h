@@ -34,10 +34,12 @@ extern int duo_cuda_sm_count;
 void duo_cuda_pause_early_launch(int paused);
 
 /* Reductions (reduce.cu) keep their per-block partials and the counter
- * that finds the last block in one fixed-size device scratch area.  Each stream has one (stream.cu), the default stream one
- * (launch.cu) and each graph one (graph.cu), so work that may run at the
- * same time never shares partials.  New areas are zeroed. */
+ * that finds the last block in one fixed-size device scratch area.  Each
+ * stream has one (stream.cu), the default stream one (launch.cu) and
+ * each graph one (graph.cu), so work that may run at the same time never
+ * shares partials.  New areas are zeroed. */
 enum {
+    DUO_CUDA_SCRATCH_COUNTER = 0, /* unsigned: last-block counter       */
     DUO_CUDA_SCRATCH_SLOTS = 256, /* byte offset of the partial slots   */
     /* Slots: one 16-byte value per final-fold thread, per dot product. */
     DUO_CUDA_REDUCE_SCRATCH_BYTES =
@@ -45,13 +47,8 @@ enum {
 };
 duo_status duo_cuda_reduce_scratch_new(void **scratch, const char *where);
 void *duo_cuda_default_reduce_scratch(void);
-/* Where a kernel on the default stream writes a host-bound result (64
- * bytes, the device's view of mapped pinned memory), and the wait that
- * then hands `bytes` of it to the caller. */
-void *duo_cuda_host_result_slot(void);
-duo_status duo_cuda_wait_host_result(void *result, size_t bytes,
-                                     const char *where, const char *file,
-                                     int line);
+/* duo_cuda_host_result_slot and duo_cuda_wait_host_result: see
+ * duo/reduce_cuda.h. */
 /* The scratch for a reduction queued on `stream` now. */
 void *duo_cuda_reduce_scratch(duo_stream stream);
 

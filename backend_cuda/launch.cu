@@ -1,6 +1,8 @@
 /*
  * launch.cu (CUDA) - launch geometry for DUO_LAUNCH, the check after each
- * launch, and the device scratch that reductions use for partials.
+ * launch, early launch, and the memory that reductions share: the
+ * default stream's partials and the mapped slot for host-bound
+ * results.
  *
  * Geometry: 256-thread blocks (32 x 8 in 2-D, 32 x 4 x 2 in 3-D, x always
  * 32 wide so a warp reads consecutive j or k).  The grid gives one thread
@@ -19,8 +21,6 @@ enum { MAX_GRID_X = 0x7fffffff, MAX_GRID_YZ = 65535 };
 static int sync_launches;   /* DUO_SYNC_LAUNCHES=1: wait after launches */
 static int early_launch;    /* see duo_cuda_early_launch (kernel_cuda.h) */
 static int early_paused;    /* the profiler's trace is on */
-static void *scratch;       /* device partials for reductions */
-static size_t scratch_bytes;
 /* Pinned host memory mapped into the device's address space: duo_reduce's
  * last block writes its result straight to the host, so a host-bound
  * result costs a wait rather than a wait and a copy. */
@@ -70,14 +70,6 @@ dim3 duo_cuda_grid_blocks(size_t gx, size_t gy)
     return dim3((unsigned)gx, (unsigned)gy);
 }
 
-unsigned duo_cuda_reduce_grid(size_t n)
-{
-    /* One resident wave: more blocks only add partials. */
-    size_t wave = (size_t)duo_cuda_sm_count * (2048 / DUO_CUDA_REDUCE_THREADS);
-    return clamp_blocks(ceil_div(n, DUO_CUDA_REDUCE_THREADS),
-                        wave < 1024 ? wave : 1024);
-}
-
 duo_status duo_cuda_launch_check(const char *kernel, const char *file,
                                  int line)
 {
@@ -96,41 +88,6 @@ duo_status duo_be_launch_check(const char *kernel, const char *file,
                                int line)
 {
     return duo_cuda_launch_check(kernel, file, line);
-}
-
-void *duo_cuda_scratch(size_t bytes, const char *kernel, const char *file,
-                       int line)
-{
-    if (bytes <= scratch_bytes)
-        return scratch;
-    /* Grow geometrically; cudaFree waits for work that uses the old one. */
-    size_t want = bytes > 2 * scratch_bytes ? bytes : 2 * scratch_bytes;
-    cudaError_t err = cudaFree(scratch);
-    scratch = NULL;
-    scratch_bytes = 0;
-    if (err == cudaSuccess)
-        err = cudaMalloc(&scratch, want);
-    if (err != cudaSuccess) {
-        scratch = NULL;
-        duo_cuda_fail(err, file, line, kernel,
-                      "allocating device scratch for partial results");
-        return NULL;
-    }
-    scratch_bytes = want;
-    return scratch;
-}
-
-duo_status duo_cuda_fetch_result(void *result, const void *device_value,
-                                 size_t bytes, const char *kernel,
-                                 const char *file, int line)
-{
-    cudaError_t err = cudaMemcpy(result_slot, device_value, bytes,
-                                 cudaMemcpyDeviceToHost);
-    if (err != cudaSuccess)
-        return duo_cuda_fail(err, file, line, kernel,
-                             "copying the reduced value to the host");
-    memcpy(result, result_slot, bytes);
-    return DUO_SUCCESS;
 }
 
 void *duo_cuda_host_result_slot(void) { return result_slot_device; }
@@ -169,6 +126,13 @@ duo_status duo_cuda_reduce_scratch_new(void **scratch_out, const char *where)
 
 void *duo_cuda_default_reduce_scratch(void) { return default_reduce_scratch; }
 
+void *duo_cuda_default_reduce_slots(unsigned **counter)
+{
+    char *base = (char *)default_reduce_scratch;
+    *counter = (unsigned *)(base + DUO_CUDA_SCRATCH_COUNTER);
+    return base + DUO_CUDA_SCRATCH_SLOTS;
+}
+
 int duo_cuda_early_launch(void) { return early_launch && !early_paused; }
 
 void duo_cuda_pause_early_launch(int paused) { early_paused = paused; }
@@ -201,14 +165,11 @@ duo_status duo_cuda_launch_setup(void)
 
 duo_status duo_cuda_launch_release(void)
 {
-    void *device = scratch, *pinned = result_slot;
+    void *pinned = result_slot;
     void *reduce = default_reduce_scratch;
-    scratch = NULL;
-    scratch_bytes = 0;
     result_slot = NULL;
     result_slot_device = NULL;
     default_reduce_scratch = NULL;
-    DUO_CUDA_TRY(cudaFree(device), "duo_finalize");
     DUO_CUDA_TRY(cudaFree(reduce), "duo_finalize");
     DUO_CUDA_TRY(cudaFreeHost(pinned), "duo_finalize");
     return DUO_SUCCESS;

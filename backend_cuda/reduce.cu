@@ -1,6 +1,7 @@
 /*
  * reduce.cu (CUDA) - duo_reduce, duo_reduce_arg, duo_reduce_async and
- * duo_dot_async in the order fixed by src/reduce_order.h, in one launch:
+ * duo_dot_async in the order fixed by <duo/reduce_order.h> (operations
+ * and fold trees from <duo/reduce_cuda.h>), in one launch:
  *
  *  - Block b takes chunks b, b + G, b + 2G, ... (16-byte loads, several
  *    in flight per thread, a shuffle tree per chunk).  The grid G is the
@@ -29,157 +30,7 @@
 #include "cuda_check.h"
 #include "reduce_order.h"
 
-/* (value, index) for argmin/argmax. */
-template <class T> struct ArgPair {
-    T v;
-    unsigned long long i;
-};
-
-template <class T> __device__ T shfl_down(T v, int h)
-{
-    return __shfl_down_sync(0xffffffffu, v, h);
-}
-template <class T> __device__ ArgPair<T> shfl_down(ArgPair<T> p, int h)
-{
-    p.v = __shfl_down_sync(0xffffffffu, p.v, h);
-    p.i = __shfl_down_sync(0xffffffffu, p.i, h);
-    return p;
-}
-template <class T> __device__ T shfl_from(T v, int src)
-{
-    return __shfl_sync(0xffffffffu, v, src);
-}
-template <class T> __device__ ArgPair<T> shfl_from(ArgPair<T> p, int src)
-{
-    p.v = __shfl_sync(0xffffffffu, p.v, src);
-    p.i = __shfl_sync(0xffffffffu, p.i, src);
-    return p;
-}
-
-/* Operations: identity, combine, and how an element enters (lift). */
-template <class Acc> struct SumOp {
-    typedef Acc acc;
-    __device__ static Acc identity() { return (Acc)0; }
-    __device__ static Acc apply(Acc a, Acc b) { return a + b; }
-    template <class In> __device__ static Acc lift(In x, size_t)
-    { return (Acc)x; }
-};
-
-/* Reads of slots other blocks wrote: through L2, past this SM's L1. */
-template <class T> __device__ T load_cg(const T *p) { return __ldcg(p); }
-template <class T> __device__ ArgPair<T> load_cg(const ArgPair<T> *p)
-{
-    ArgPair<T> v = {__ldcg(&p->v), __ldcg(&p->i)};
-    return v;
-}
-template <class T, bool Max> struct ExtremeOp {
-    typedef T acc;
-    __device__ static T identity()
-    {
-        return Max ? duo_cuda_limits<T>::lowest()
-                   : duo_cuda_limits<T>::highest();
-    }
-    __device__ static T apply(T a, T b)
-    {
-        return Max ? DUO_COMBINE_DUO_MAX(a, b) : DUO_COMBINE_DUO_MIN(a, b);
-    }
-    __device__ static T lift(T x, size_t) { return x; }
-};
-template <class T, bool Max> struct ArgOp {
-    typedef ArgPair<T> acc;
-    __device__ static acc identity()
-    {
-        acc p = {ExtremeOp<T, Max>::identity(), ~0ull};
-        return p;
-    }
-    /* Total order: NaN first, then better value, then lower index. */
-    __device__ static acc apply(acc a, acc b)
-    {
-        const bool a_nan = a.v != a.v, b_nan = b.v != b.v;
-        const bool better = Max ? b.v > a.v : b.v < a.v;
-        const bool take = b_nan ? (!a_nan || b.i < a.i)
-                                : (!a_nan && (better || (b.v == a.v &&
-                                                          b.i < a.i)));
-        return take ? b : a;
-    }
-    __device__ static acc lift(T x, size_t i)
-    {
-        acc p = {x, (unsigned long long)i};
-        return p;
-    }
-};
-
-/* Step 4: shuffle-down fold within each warp, then across the warps.
- * Valid in thread 0. */
-template <class Op, int Threads>
-__device__ typename Op::acc block_fold(typename Op::acc v)
-{
-    typedef typename Op::acc Acc;
-    __shared__ Acc warps[Threads / DUO_REDUCE_WARP];
-    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-        v = Op::apply(v, shfl_down(v, h));
-    const int lane = threadIdx.x % DUO_REDUCE_WARP;
-    const int warp = threadIdx.x / DUO_REDUCE_WARP;
-    if (lane == 0)
-        warps[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < Threads / DUO_REDUCE_WARP ? warps[lane] : Op::identity();
-        for (int h = Threads / DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-            v = Op::apply(v, shfl_down(v, h));
-    }
-    __syncthreads(); /* warps[] is reused by the caller's next fold */
-    return v;
-}
-
-/* Step 5 over the slots of the `used` blocks (the rest are the
- * identity), by a block of THREADS threads that each play FINAL / THREADS
- * of the fold's FINAL_THREADS threads: thread t plays t, t + THREADS, ...,
- * so warp w plays the fold's warps w, w + THREADS/32, ...  Valid in
- * thread 0. */
-template <class Op>
-__device__ typename Op::acc final_fold(const typename Op::acc *slots,
-                                       unsigned used)
-{
-    typedef typename Op::acc Acc;
-    constexpr int PLAYS = DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_THREADS;
-    constexpr int WARPS = DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_WARP;
-    constexpr int BLOCK_WARPS = DUO_REDUCE_THREADS / DUO_REDUCE_WARP;
-    static_assert(WARPS == DUO_REDUCE_WARP, "one warp folds the warp sums");
-    __shared__ Acc warps[WARPS];
-    const int lane = threadIdx.x % DUO_REDUCE_WARP;
-    const int warp = threadIdx.x / DUO_REDUCE_WARP;
-#pragma unroll
-    for (int j = 0; j < PLAYS; ++j) {
-        const unsigned t = threadIdx.x + j * DUO_REDUCE_THREADS;
-        Acc v = t < used ? load_cg(slots + t) : Op::identity();
-        for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-            v = Op::apply(v, shfl_down(v, h));
-        if (lane == 0)
-            warps[warp + j * BLOCK_WARPS] = v;
-    }
-    __syncthreads();
-    Acc v = Op::identity();
-    if (warp == 0) {
-        v = warps[lane];
-        for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-            v = Op::apply(v, shfl_down(v, h));
-    }
-    return v;
-}
-
-/* Thread 0 has written this block's slots; take a ticket.  True in every
- * thread of the block that finishes last, which then sees every slot. */
-__device__ bool finished_last(unsigned *counter)
-{
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        __threadfence(); /* the slots, before the ticket */
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    return last;
-}
+using namespace duo_order;
 
 /* Where the result goes: a value, or an (index, value) pair written as
  * two fields, so no padding byte is ever copied to the host. */
@@ -196,26 +47,6 @@ template <class T> struct ArgOut {
         *value = v.v;
     }
 };
-
-/* Lanes of one 16-byte load in (chunk c, step s) for this thread. */
-template <class Op, class In>
-__device__ void combine_vector(typename Op::acc *lane, uint4 raw,
-                               size_t first)
-{
-    const In *v = reinterpret_cast<const In *>(&raw);
-#pragma unroll
-    for (int k = 0; k < DUO_REDUCE_VEC(sizeof(In)); ++k)
-        lane[k] = Op::apply(lane[k], Op::lift(v[k], first + k));
-}
-
-/* Step 3: a thread's lanes as a balanced pair tree. */
-template <class Op, int VEC>
-__device__ typename Op::acc pair_tree(const typename Op::acc *lane)
-{
-    return VEC == 4 ? Op::apply(Op::apply(lane[0], lane[1]),
-                                Op::apply(lane[VEC / 2], lane[VEC - 1]))
-                    : Op::apply(lane[0], lane[1]);
-}
 
 /* Chunks that a grid of one block takes (n up to 4096 f32 or 2048 f64
  * elements): as many as let one warp hold a lane per (chunk, warp of
@@ -393,7 +224,7 @@ static duo_status queue_reduce(const char *where, const In *x, size_t n,
                          DUO_REDUCE_THREADS, 0, stream, x, n, chunks,
                          (unsigned)steps, aligned,
                          (Acc *)(base + DUO_CUDA_SCRATCH_SLOTS),
-                         (unsigned *)base, out);
+                         (unsigned *)(base + DUO_CUDA_SCRATCH_COUNTER), out);
     DUO_CUDA_TRY(cudaGetLastError(), where);
     return DUO_SUCCESS;
 }
@@ -642,7 +473,6 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
                 slots + k * DUO_REDUCE_FINAL_THREADS, gridDim.x);
             if (threadIdx.x == 0)
                 out[k] = v;
-            __syncthreads(); /* final_fold's shared sums, reused */
         }
         if (threadIdx.x == 0)
             *counter = 0;
@@ -671,7 +501,7 @@ static duo_status queue_dot(size_t n, const void *const *x,
                      DUO_REDUCE_THREADS, 0, duo_cuda_stream(stream), a, n,
                      chunks, (unsigned)steps, aligned,
                      (double *)(base + DUO_CUDA_SCRATCH_SLOTS),
-                     (unsigned *)base, result);
+                     (unsigned *)(base + DUO_CUDA_SCRATCH_COUNTER), result);
     DUO_CUDA_TRY(cudaGetLastError(), "duo_dot_async");
     return DUO_SUCCESS;
 }

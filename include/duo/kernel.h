@@ -90,18 +90,33 @@
  *
  * defines  duo_status largest_prime(size_t n, prime_args args, int64_t *out)
  * which writes the result to host memory.  Operations: DUO_SUM, DUO_MIN,
- * DUO_MAX; T is one of float, double, int32_t, int64_t, uint64_t.  Sums
- * accumulate in T.  n = 0 gives the identity: 0 for a sum, the largest
- * value of T (+inf for floating point) for DUO_MIN, the smallest (-inf) for
- * DUO_MAX.  DUO_MIN and DUO_MAX propagate NaN.  The order of the combining
- * is fixed for a given n on a given backend and machine, so every run
- * returns the same bits.
+ * DUO_MAX; T is one of float, double, int32_t, int64_t, uint64_t (the
+ * element function's value is converted to T).
+ *
+ * The result is duo_reduce's over the n values v[i] = (T)fn(i, args),
+ * bit for bit, on every backend, at every OpenMP thread count and on the
+ * GPU: the values are combined in the one fixed order of
+ * <duo/reduce_order.h>, which depends only on n and sizeof(T), as if v
+ * were an array of the duo_dtype of T.  So, as in duo_reduce: a float sum
+ * accumulates in double and is rounded to float once at the end (it is
+ * (float) of duo_reduce(DUO_SUM, DUO_F32, v)); a double sum is
+ * duo_reduce(DUO_SUM, DUO_F64, v); integer sums wrap (modulo 2^64, then
+ * converted to T: modulo 2^32 for int32_t); min and max propagate NaN and
+ * are duo_reduce(DUO_MIN / DUO_MAX, ...) of v.  This needs v[i] itself to
+ * be the same bits on each backend, and each value to be rounded before
+ * it is added: kernel sources compiled without floating-point contraction
+ * on the host (as duo's build does); the GPU adds with round-to-nearest
+ * adds that are never fused with a product in fn.  n = 0 gives the
+ * identity: 0 for a sum, the largest value of T (+inf for floating point)
+ * for DUO_MIN, the smallest (-inf) for DUO_MAX.
  */
 #ifndef DUO_KERNEL_H
 #define DUO_KERNEL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <duo/reduce_order.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -151,20 +166,30 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
 }
 
 /* User reductions on the host (CPU builds and the host path of a CUDA
- * build).  The index space is cut into at most DUO_CPU_REDUCE_PARTS
- * contiguous parts whose size depends only on n; each part is reduced in
- * index order and the parts are combined in order, so the bits do not
- * depend on the number of threads.  Parts are handed out dynamically:
- * element costs often vary with the index. */
-
-#define DUO_CPU_REDUCE_PARTS 512
-#define DUO_CPU_REDUCE_MIN_PART 2048
-
-static inline size_t duo_cpu_reduce_part_size(size_t n)
-{
-    size_t part = (n + DUO_CPU_REDUCE_PARTS - 1) / DUO_CPU_REDUCE_PARTS;
-    return part < DUO_CPU_REDUCE_MIN_PART ? DUO_CPU_REDUCE_MIN_PART : part;
-}
+ * build): the order of <duo/reduce_order.h> over Acc values
+ * (Acc)(T)fn(i, args), each final thread's chunks a task that OpenMP
+ * threads take on demand (element costs often vary with the index).
+ * Defines  static duo_status name_duo_host(size_t n, Args args,
+ * T *result), which kernel_cpu.h and kernel_cuda.h call. */
+#define DUO_HOST_REDUCE_DEFINE_(name, T, Acc, OP, IDENTITY, fn, Args)        \
+    static inline Acc name##_duo_lift(Args args, size_t i)                   \
+    {                                                                        \
+        return (Acc)(T)(fn(i, args));                                        \
+    }                                                                        \
+    DUO_ORDER_DEFINE_CHUNK(name##_duo_chunk, Acc, DUO_REDUCE_VEC(sizeof(T)), \
+                           OP, IDENTITY, Args, name##_duo_lift)               \
+    DUO_ORDER_DEFINE_ALL(name##_duo_all, name##_duo_chunk, Acc,              \
+                         DUO_REDUCE_VEC(sizeof(T)), OP, IDENTITY, Args,      \
+                         dynamic)                                            \
+    static duo_status name##_duo_host(size_t n, Args args, T *result)        \
+    {                                                                        \
+        if (result == NULL)                                                  \
+            return duo_reduce_result_missing(#name, __FILE__, __LINE__);     \
+        if (!duo_host_result_begin(#name, __FILE__, __LINE__))              \
+            return duo_launch_refused();                                     \
+        *result = (T)name##_duo_all(args, n);                                \
+        return duo_launch_end(#name, NULL, __FILE__, __LINE__);              \
+    }
 
 #if defined(__CUDACC__)
 #include <duo/kernel_cuda.h>

@@ -48,11 +48,21 @@
     DUO_CPU_LAUNCH_(stream, kernel, duo_grid_make(gx, gy), __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
-/* User reductions: the parts and order of kernel_host.h. */
+/* User reductions: the host order of kernel.h, with the accumulator and
+ * identity of each operation. */
 
 #define DUO_IDENTITY_DUO_SUM(T) ((T)0)
 #define DUO_IDENTITY_DUO_MIN(T) duo_cpu_highest_(T)
 #define DUO_IDENTITY_DUO_MAX(T) duo_cpu_lowest_(T)
+
+/* Sums of float or double accumulate in double, integer sums in uint64_t
+ * (wrapping, as C defines for unsigned types); min and max in T. */
+#define duo_cpu_sum_acc_(x)                                               \
+    _Generic((x), float: (double)(x), double: (double)(x),                \
+             default: (uint64_t)(x))
+#define DUO_ACC_DUO_SUM(T) __typeof__(duo_cpu_sum_acc_((T)0))
+#define DUO_ACC_DUO_MIN(T) T
+#define DUO_ACC_DUO_MAX(T) T
 
 #define duo_cpu_highest_(T)                                           \
     _Generic((T)0, float: (T)INFINITY, double: (T)INFINITY,           \
@@ -66,30 +76,11 @@
              unsigned long long: (T)0)
 
 #define DUO_REDUCE_DEFINE(name, T, op, fn, Args)                             \
+    DUO_HOST_REDUCE_DEFINE_(name, T, DUO_ACC_##op(T), DUO_COMBINE_##op,      \
+                            DUO_IDENTITY_##op(T), fn, Args)                  \
     duo_status name(size_t n, Args args, T *result)                          \
     {                                                                        \
-        if (result == NULL)                                                  \
-            return duo_reduce_result_missing(#name, __FILE__, __LINE__);     \
-        if (!duo_host_result_begin(#name, __FILE__, __LINE__))              \
-            return duo_launch_refused();                                     \
-        const size_t part = duo_cpu_reduce_part_size(n);                     \
-        const size_t nparts = (n + part - 1) / part;                         \
-        T parts[DUO_CPU_REDUCE_PARTS];                                       \
-        DUO_PRAGMA_PARALLEL_FOR_DYNAMIC                                      \
-        for (size_t p = 0; p < nparts; ++p) {                                \
-            const size_t end = (p + 1) * part < n ? (p + 1) * part : n;      \
-            T acc = DUO_IDENTITY_##op(T);                                    \
-            for (size_t i = p * part; i < end; ++i) {                        \
-                const T v = (T)(fn(i, args));                                \
-                acc = DUO_COMBINE_##op(acc, v);                              \
-            }                                                                \
-            parts[p] = acc;                                                  \
-        }                                                                    \
-        T acc = DUO_IDENTITY_##op(T);                                        \
-        for (size_t p = 0; p < nparts; ++p)                                  \
-            acc = DUO_COMBINE_##op(acc, parts[p]);                           \
-        *result = acc;                                                       \
-        return duo_launch_end(#name, NULL, __FILE__, __LINE__);              \
+        return name##_duo_host(n, args, result);                             \
     }
 
 #endif /* DUO_KERNEL_CPU_H */

@@ -83,9 +83,6 @@ int duo_host_path(void);
 #define DUO_PRIVATE_ARRAY(type, name, len) type name[1][len]
 #define DUO_MY(name) name[0]
 
-/* Host functions are parsed in this pass but not compiled. */
-#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC
-
 #else
 /* ---- the host pass: the openmp build's loops ---------------------- */
 
@@ -248,176 +245,50 @@ dim3 duo_cuda_grid_blocks(size_t gx, size_t gy);
          : duo_launch_refused())
 
 /* ------------------------------------------------------------------ */
-/* User reductions.  GPU: each block reduces a grid-stride share of the
- * index space and writes one partial; one block then combines the
- * partials in a fixed order.  The grid size depends only on n and the
- * GPU, so the bits are the same on every run.  Host path: the parts and
- * order of the openmp build (kernel_host.h). */
+/* User reductions: on the GPU the kernel of duo/reduce_cuda.h, on the
+ * host path the host order of kernel.h; both follow
+ * <duo/reduce_order.h>, so both give duo_reduce's bits. */
 
-#define DUO_CUDA_REDUCE_THREADS 256
-
-template <class T> struct duo_cuda_limits;
-#define DUO_CUDA_LIMITS_(T, lo, hi)                                     \
-    template <> struct duo_cuda_limits<T> {                             \
-        __host__ __device__ static T lowest() { return (T)(lo); }       \
-        __host__ __device__ static T highest() { return (T)(hi); }      \
-    };
-DUO_CUDA_LIMITS_(float, -INFINITY, INFINITY)
-DUO_CUDA_LIMITS_(double, -INFINITY, INFINITY)
-DUO_CUDA_LIMITS_(int, INT32_MIN, INT32_MAX)
-DUO_CUDA_LIMITS_(long, INT64_MIN, INT64_MAX)
-DUO_CUDA_LIMITS_(long long, INT64_MIN, INT64_MAX)
-DUO_CUDA_LIMITS_(unsigned long, 0, UINT64_MAX)
-DUO_CUDA_LIMITS_(unsigned long long, 0, UINT64_MAX)
-#undef DUO_CUDA_LIMITS_
-
-struct duo_cuda_op_DUO_SUM {
-    template <class T> __host__ __device__ static T identity() { return (T)0; }
-    template <class T> __host__ __device__ static T apply(T a, T b)
-    { return DUO_COMBINE_DUO_SUM(a, b); }
-};
-struct duo_cuda_op_DUO_MIN {
-    template <class T> __host__ __device__ static T identity()
-    { return duo_cuda_limits<T>::highest(); }
-    template <class T> __host__ __device__ static T apply(T a, T b)
-    { return DUO_COMBINE_DUO_MIN(a, b); }
-};
-struct duo_cuda_op_DUO_MAX {
-    template <class T> __host__ __device__ static T identity()
-    { return duo_cuda_limits<T>::lowest(); }
-    template <class T> __host__ __device__ static T apply(T a, T b)
-    { return DUO_COMBINE_DUO_MAX(a, b); }
-};
-
-/* Fixed-shape tree over a block of DUO_CUDA_REDUCE_THREADS threads; the
- * result is valid in thread 0. */
-template <class Op, class T> __device__ T duo_cuda_block_reduce(T v)
-{
-    __shared__ T warp_sums[DUO_CUDA_REDUCE_THREADS / 32];
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, offset));
-    if ((threadIdx.x & 31) == 0)
-        warp_sums[threadIdx.x >> 5] = v;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        v = threadIdx.x < DUO_CUDA_REDUCE_THREADS / 32
-                ? warp_sums[threadIdx.x]
-                : Op::template identity<T>();
-        for (int offset = 16; offset > 0; offset >>= 1)
-            v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, offset));
-    }
-    return v;
-}
-
-template <class Op, class T>
-__global__ void duo_cuda_reduce_finish(const T *partials, unsigned count,
-                                       T *out)
-{
-    T acc = Op::template identity<T>();
-    for (unsigned p = threadIdx.x; p < count; p += blockDim.x)
-        acc = Op::apply(acc, partials[p]);
-    acc = duo_cuda_block_reduce<Op>(acc);
-    if (threadIdx.x == 0)
-        *out = acc;
-}
-
-/* From backend_cuda/launch.cu: grid for a user reduction of n elements,
- * and device scratch of at least `bytes` bytes (NULL on failure, with the
- * error recorded). */
-unsigned duo_cuda_reduce_grid(size_t n);
 /* The check after one launch: cudaGetLastError, and with
- * DUO_SYNC_LAUNCHES=1 a wait for the kernel to finish. */
+ * DUO_SYNC_LAUNCHES=1 a wait for the kernel to finish (launch.cu). */
 duo_status duo_cuda_launch_check(const char *kernel, const char *file,
                                  int line);
-void *duo_cuda_scratch(size_t bytes, const char *kernel, const char *file,
-                       int line);
-duo_status duo_cuda_fetch_result(void *result, const void *device_value,
-                                 size_t bytes, const char *kernel,
-                                 const char *file, int line);
 
-/* Both launches, then the copy of the value to *result.  Every path
- * after duo_launch_begin goes through duo_launch_end. */
-template <class Op, class T, class A>
-duo_status duo_cuda_user_reduce(void (*kernel)(size_t, A, T *), size_t n,
-                                A args, T *result, const char *name,
-                                const char *file, int line)
+#include <duo/reduce_cuda.h>
+
+/* The combining rule of kernel.h for the host path, as functions: on a
+ * variable of an integer type, DUO_COMBINE_*'s NaN test would draw g++'s
+ * self-comparison warning outside a template. */
+template <class T> static inline T duo_cuda_host_DUO_SUM(T a, T b)
 {
-    if (result == NULL)
-        return duo_reduce_result_missing(name, file, line);
-    if (!duo_host_result_begin(name, file, line))
-        return duo_launch_refused();
-    const unsigned grid = duo_cuda_reduce_grid(n);
-    T *partials = (T *)duo_cuda_scratch((grid + 1) * sizeof(T), name, file,
-                                        line);
-    duo_status status = DUO_ERROR_OUT_OF_MEMORY;
-    if (partials != NULL) {
-        kernel<<<grid, DUO_CUDA_REDUCE_THREADS>>>(n, args, partials);
-        status = duo_cuda_launch_check(name, file, line);
-    }
-    if (status == DUO_SUCCESS) {
-        duo_cuda_reduce_finish<Op><<<1, DUO_CUDA_REDUCE_THREADS>>>(
-            partials, grid, partials + grid);
-        status = duo_cuda_launch_check(name, file, line);
-    }
-    if (status == DUO_SUCCESS)
-        status = duo_cuda_fetch_result(result, partials + grid, sizeof(T),
-                                       name, file, line);
-    const duo_status end = duo_launch_end(name, NULL, file, line);
-    return status != DUO_SUCCESS ? status : end;
+    return DUO_COMBINE_DUO_SUM(a, b);
 }
-
-/* The host path's reduction: F(i, args) over the parts of kernel_host.h,
- * each in index order, the parts combined in order (as kernel_cpu.h). */
-template <class Op, class T, class A, T (*F)(size_t, A)>
-duo_status duo_host_user_reduce(size_t n, A args, T *result,
-                                const char *name, const char *file, int line)
+template <class T> static inline T duo_cuda_host_DUO_MIN(T a, T b)
 {
-    if (result == NULL)
-        return duo_reduce_result_missing(name, file, line);
-    if (!duo_host_result_begin(name, file, line))
-        return duo_launch_refused();
-    const size_t part = duo_cpu_reduce_part_size(n);
-    const size_t nparts = (n + part - 1) / part;
-    T parts[DUO_CPU_REDUCE_PARTS];
-    DUO_PRAGMA_PARALLEL_FOR_DYNAMIC
-    for (size_t p = 0; p < nparts; ++p) {
-        const size_t end = (p + 1) * part < n ? (p + 1) * part : n;
-        T acc = Op::template identity<T>();
-        for (size_t i = p * part; i < end; ++i)
-            acc = Op::apply(acc, F(i, args));
-        parts[p] = acc;
-    }
-    T acc = Op::template identity<T>();
-    for (size_t p = 0; p < nparts; ++p)
-        acc = Op::apply(acc, parts[p]);
-    *result = acc;
-    return duo_launch_end(name, NULL, file, line);
+    return DUO_COMBINE_DUO_MIN(a, b);
+}
+template <class T> static inline T duo_cuda_host_DUO_MAX(T a, T b)
+{
+    return DUO_COMBINE_DUO_MAX(a, b);
 }
 
 #define DUO_REDUCE_DEFINE(name, T, op, fn, Args)                             \
-    __global__ void __launch_bounds__(DUO_CUDA_REDUCE_THREADS)               \
-        name##_duo_partials(size_t n, Args args, T *partials)               \
-    {                                                                        \
-        T acc = duo_cuda_op_##op::identity<T>();                             \
-        DUO_CUDA_FOR_(i, n)                                                  \
-        acc = duo_cuda_op_##op::apply(acc, (T)(fn(i, args)));                \
-        acc = duo_cuda_block_reduce<duo_cuda_op_##op>(acc);                  \
-        if (threadIdx.x == 0)                                                \
-            partials[blockIdx.x] = acc;                                      \
-    }                                                                        \
-    static inline T name##_duo_element(size_t i, Args args)                  \
+    typedef duo_order::user_op<op, T>::type name##_duo_op;                   \
+    static inline __host__ __device__ T name##_duo_element(size_t i,         \
+                                                           Args args)        \
     {                                                                        \
         return (T)(fn(i, args));                                             \
     }                                                                        \
+    DUO_HOST_REDUCE_DEFINE_(name, T, name##_duo_op::acc,                     \
+                            duo_cuda_host_##op, name##_duo_op::identity(),   \
+                            name##_duo_element, Args)                        \
     duo_status name(size_t n, Args args, T *result)                          \
     {                                                                        \
         if (duo_host_path())                                                 \
-            return duo_host_user_reduce<duo_cuda_op_##op, T, Args,           \
-                                        name##_duo_element>(                 \
-                n, args, result, #name, __FILE__, __LINE__);                 \
-        return duo_cuda_user_reduce<duo_cuda_op_##op>(                       \
-            name##_duo_partials, n, args, result, #name, __FILE__,           \
-            __LINE__);                                                       \
+            return name##_duo_host(n, args, result);                         \
+        return duo_cuda_user_reduce<name##_duo_op, T, Args,                  \
+                                    name##_duo_element>(                     \
+            n, args, result, #name, __FILE__, __LINE__);                     \
     }
 
 #endif /* DUO_KERNEL_CUDA_H */

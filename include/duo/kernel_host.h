@@ -17,13 +17,10 @@
 
 #ifdef _OPENMP
 #define DUO_PRAGMA_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
-#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC \
-    _Pragma("omp parallel for schedule(dynamic)")
 #define DUO_PRAGMA_PARALLEL_FOR_SIMD \
     _Pragma("omp parallel for simd schedule(static)")
 #else
 #define DUO_PRAGMA_PARALLEL_FOR
-#define DUO_PRAGMA_PARALLEL_FOR_DYNAMIC
 #define DUO_PRAGMA_PARALLEL_FOR_SIMD _Pragma("omp simd")
 #endif
 #define DUO_PRAGMA_SIMD _Pragma("omp simd")

@@ -1,0 +1,217 @@
+/*
+ * duo/reduce_order.h - the one order in which duo combines the elements
+ * of a reduction: duo_reduce, duo_reduce_async and duo_dot_async over
+ * their n elements, the segmented reductions over each segment, and user
+ * reductions (DUO_REDUCE_DEFINE) over their n element values.
+ *
+ * Every backend follows it exactly, so a floating-point sum has the same
+ * bits on the GPU, with OpenMP at any thread count, and serially.  The
+ * shape is the one a GPU runs fastest, written down so a CPU can repeat
+ * it:
+ *
+ *  1. Elements are read in vectors of VEC = 16 / sizeof(element) (one
+ *     16-byte load).  A "lane" is one slot of such a vector in one of
+ *     THREADS threads: LANES = THREADS * VEC lanes.
+ *  2. The array is cut into chunks of CHUNK = STEPS * LANES elements,
+ *     where STEPS = duo_reduce_steps(n, LANES) grows with n from 1 to
+ *     MAX_STEPS (short arrays get many small chunks, so many blocks share
+ *     them; long ones get long chunks, so per-chunk work is amortized).
+ *     In chunk c, lane l combines elements c*CHUNK + s*LANES + l for
+ *     s = 0 .. STEPS-1 in that order (skipping those >= n), starting from
+ *     the identity, in the accumulator type.
+ *  3. Thread t's VEC lanes are combined as a balanced pair tree:
+ *     VEC=4: (l0 + l1) + (l2 + l3);  VEC=2: l0 + l1.
+ *  4. Within each warp of 32 threads, and then across the THREADS/32 warp
+ *     results, values are folded in halves: for h = size/2, size/4 .. 1,
+ *     v[i] = v[i] + v[i + h] for i < h (what a shuffle-down tree does).
+ *     The result is the chunk's partial.
+ *  5. The partials are reduced the same way with FINAL_THREADS threads of
+ *     one element each (VEC = 1): thread t combines partials
+ *     t, t + FINAL_THREADS, ... in order, starting from the identity,
+ *     then steps 4.
+ *
+ * "+" stands for the operation: a sum, or the NaN-propagating min/max of
+ * duo/kernel.h.  Index reductions (argmin/argmax) break ties by the lower
+ * index, which makes them independent of order; they use the same shape.
+ *
+ * A value folded with the identity is unchanged except that a sum turns
+ * -0 into +0; a warp whose 32 values are all the identity therefore folds
+ * to the identity, and implementations may skip such warps.
+ *
+ * Below the constants, the host form of steps 2 to 5 (macros that define
+ * functions, for the CPU backends and the host code of user reductions);
+ * the GPU form is in duo/reduce_cuda.h.
+ */
+#ifndef DUO_REDUCE_ORDER_H
+#define DUO_REDUCE_ORDER_H
+
+#include <stddef.h>
+
+#define DUO_REDUCE_THREADS 256
+#define DUO_REDUCE_MAX_STEPS 16
+#define DUO_REDUCE_FINAL_THREADS 1024
+#define DUO_REDUCE_WARP 32
+
+#define DUO_REDUCE_VEC(elem_size) (16 / (elem_size))
+#define DUO_REDUCE_LANES(elem_size) \
+    (DUO_REDUCE_THREADS * DUO_REDUCE_VEC(elem_size))
+
+#if defined(__CUDACC__)
+#define DUO_ORDER_FN_ static inline __host__ __device__
+#else
+#define DUO_ORDER_FN_ static inline
+#endif
+
+/* Steps per chunk: the largest power of two <= MAX_STEPS that still
+ * leaves at least 1024 chunks (enough to spread over every multiprocessor
+ * of a large GPU), and at least 1. */
+DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
+{
+    size_t steps = 1;
+    while (steps < DUO_REDUCE_MAX_STEPS && n / (lanes * steps * 2) >= 1024)
+        steps *= 2;
+    return steps;
+}
+
+/* ------------------------------------------------------------------ */
+/* The host form.  OP(a, b) combines two values of the accumulator type
+ * Acc (a macro may name its operands more than once: they are always
+ * variables here), IDENTITY is its identity, ELEM(ctx, i) gives element i
+ * as an Acc.  Nothing here depends on the number of OpenMP threads. */
+
+/* Loop hints, and the ways DUO_ORDER_DEFINE_ALL shares its tasks among
+ * OpenMP threads, by name: dynamic (on demand, for tasks whose cost
+ * varies), static (dealt round-robin, so that tasks of two chunks and
+ * tasks of one spread evenly), none.  They mean nothing
+ * where there is no OpenMP, and while nvcc compiles for the GPU, where
+ * host functions are parsed but not compiled. */
+#if defined(__CUDA_ARCH__)
+#define DUO_ORDER_SIMD_
+#else
+#define DUO_ORDER_SIMD_ _Pragma("omp simd")
+#endif
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define DUO_ORDER_SHARE_dynamic \
+    _Pragma("omp parallel for schedule(dynamic) if (used > 1)")
+#define DUO_ORDER_SHARE_static \
+    _Pragma("omp parallel for schedule(static, 1) if (used > 1)")
+#else
+#define DUO_ORDER_SHARE_dynamic
+#define DUO_ORDER_SHARE_static
+#endif
+#define DUO_ORDER_SHARE_none
+
+/* Step 4: fold v[0..size) in halves, leaving the result in v[0]. */
+#define DUO_ORDER_FOLD(v, size, OP)                                   \
+    for (size_t duo_h_ = (size) / 2; duo_h_ > 0; duo_h_ /= 2)         \
+        for (size_t duo_i_ = 0; duo_i_ < duo_h_; ++duo_i_)            \
+            (v)[duo_i_] = OP((v)[duo_i_], (v)[duo_i_ + duo_h_])
+
+/* Step 4 over v[0..threads), into out: each warp, then the warp results.
+ * Values from v[used] to the end of its warp must be the identity; later
+ * warps are not read (they would fold to the identity). */
+#define DUO_ORDER_BLOCK_FOLD(Acc, v, threads, used, OP, IDENTITY, out)     \
+    do {                                                                   \
+        Acc duo_warps_[(threads) / DUO_REDUCE_WARP];                       \
+        for (size_t duo_w_ = 0; duo_w_ < (threads) / DUO_REDUCE_WARP;      \
+             ++duo_w_) {                                                   \
+            Acc *duo_warp_ = (v) + duo_w_ * DUO_REDUCE_WARP;               \
+            if (duo_w_ * DUO_REDUCE_WARP < (size_t)(used)) {               \
+                DUO_ORDER_FOLD(duo_warp_, DUO_REDUCE_WARP, OP);            \
+                duo_warps_[duo_w_] = duo_warp_[0];                         \
+            } else {                                                       \
+                duo_warps_[duo_w_] = IDENTITY;                             \
+            }                                                              \
+        }                                                                  \
+        DUO_ORDER_FOLD(duo_warps_, (threads) / DUO_REDUCE_WARP, OP);       \
+        (out) = duo_warps_[0];                                             \
+    } while (0)
+
+/* Defines  static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c):
+ * steps 2 to 4 for chunk c of n elements with VEC lanes per thread.  A
+ * whole chunk's lanes form a vector loop; a short last chunk sets up and
+ * reads only the lanes that have elements (to the end of their warp) and
+ * folds only the warps they reach. */
+#define DUO_ORDER_DEFINE_CHUNK(fname, Acc, VEC, OP, IDENTITY, Ctx, ELEM)     \
+    static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c)              \
+    {                                                                        \
+        enum { duo_lanes_ = DUO_REDUCE_THREADS * (VEC) };                    \
+        const size_t chunk = steps * duo_lanes_;                             \
+        const size_t base = c * chunk;                                       \
+        const size_t count = n - base < chunk ? n - base : chunk;            \
+        const size_t filled =                                                \
+            count < (size_t)duo_lanes_ ? count : (size_t)duo_lanes_;         \
+        /* Threads that hold a filled lane, to the end of their warp. */     \
+        const size_t used = (filled + (VEC) - 1) / (VEC);                    \
+        const size_t reached = (used + DUO_REDUCE_WARP - 1) /                \
+                               DUO_REDUCE_WARP * DUO_REDUCE_WARP;            \
+        Acc lane[duo_lanes_];                                                \
+        for (size_t l = 0; l < reached * (VEC); ++l)                         \
+            lane[l] = IDENTITY;                                              \
+        if (count == chunk) {                                                \
+            for (size_t s = 0; s < steps; ++s) {                             \
+                const size_t first = base + s * duo_lanes_;                  \
+                DUO_ORDER_SIMD_                                              \
+                for (size_t l = 0; l < (size_t)duo_lanes_; ++l) {            \
+                    const Acc v = ELEM(ctx, first + l);                      \
+                    lane[l] = OP(lane[l], v);                                \
+                }                                                            \
+            }                                                                \
+        } else {                                                             \
+            for (size_t s = 0; s < steps; ++s)                               \
+                for (size_t l = 0; l < filled; ++l) {                        \
+                    const size_t i = base + s * duo_lanes_ + l;              \
+                    if (i < n) {                                             \
+                        const Acc v = ELEM(ctx, i);                          \
+                        lane[l] = OP(lane[l], v);                            \
+                    }                                                        \
+                }                                                            \
+        }                                                                    \
+        Acc thread[DUO_REDUCE_THREADS];                                      \
+        for (size_t t = 0; t < reached; ++t) {                               \
+            const Acc *v = lane + t * (VEC);                                 \
+            thread[t] = (VEC) == 4 ? OP(OP(v[0], v[1]),                      \
+                                        OP(v[(VEC) / 2], v[(VEC) - 1]))      \
+                                   : OP(v[0], v[1]);                         \
+        }                                                                    \
+        Acc out;                                                             \
+        DUO_ORDER_BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, used, OP,      \
+                             IDENTITY, out);                                 \
+        return out;                                                          \
+    }
+
+/* Defines  static Acc fname(Ctx ctx, size_t n): steps 2 to 5 over n
+ * elements, chunk_fn being a function from DUO_ORDER_DEFINE_CHUNK with
+ * the same Acc, VEC, OP and IDENTITY.  Final thread t's chunks
+ * t, t + FINAL, ... form one task; SHARE (dynamic, static or none) says
+ * how OpenMP threads share the tasks. */
+#define DUO_ORDER_DEFINE_ALL(fname, chunk_fn, Acc, VEC, OP, IDENTITY, Ctx,  \
+                             SHARE)                                          \
+    static Acc fname(Ctx ctx, size_t n)                                      \
+    {                                                                        \
+        const size_t steps =                                                 \
+            duo_reduce_steps(n, DUO_REDUCE_THREADS * (VEC));                 \
+        const size_t chunk = steps * DUO_REDUCE_THREADS * (VEC);             \
+        const size_t chunks = (n + chunk - 1) / chunk;                       \
+        const size_t used = chunks < DUO_REDUCE_FINAL_THREADS                \
+                                ? chunks                                     \
+                                : DUO_REDUCE_FINAL_THREADS;                  \
+        Acc final[DUO_REDUCE_FINAL_THREADS];                                 \
+        DUO_ORDER_SHARE_##SHARE                                              \
+        for (size_t t = 0; t < used; ++t) {                                  \
+            Acc acc = IDENTITY;                                              \
+            for (size_t c = t; c < chunks; c += DUO_REDUCE_FINAL_THREADS) {  \
+                const Acc part = chunk_fn(ctx, n, steps, c);                 \
+                acc = OP(acc, part);                                         \
+            }                                                                \
+            final[t] = acc;                                                  \
+        }                                                                    \
+        for (size_t t = used; t % DUO_REDUCE_WARP != 0; ++t)                 \
+            final[t] = IDENTITY;                                             \
+        Acc out;                                                             \
+        DUO_ORDER_BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, used, OP, \
+                             IDENTITY, out);                                 \
+        return out;                                                          \
+    }
+
+#endif /* DUO_REDUCE_ORDER_H */
