@@ -1,8 +1,8 @@
 /*
  * launch.cu (CUDA) - launch geometry for DUO_LAUNCH, the check after each
- * launch, early launch, and the memory that reductions share: the
- * default stream's partials and the mapped slot for host-bound
- * results.
+ * launch, which launches ask for early launch, and the memory that
+ * reductions share: the default stream's partials and the mapped slot
+ * for host-bound results.
  *
  * Geometry: 256-thread blocks (32 x 8 in 2-D, 32 x 4 x 2 in 3-D, x always
  * 32 wide so a warp reads consecutive j or k).  The grid gives one thread
@@ -11,6 +11,7 @@
  * streaming kernel at 2^25 elements.  The loop still covers index spaces
  * beyond CUDA's grid limits.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +20,9 @@
 enum { MAX_GRID_X = 0x7fffffff, MAX_GRID_YZ = 65535 };
 
 static int sync_launches;   /* DUO_SYNC_LAUNCHES=1: wait after launches */
-static int early_launch;    /* see duo_cuda_early_launch (kernel_cuda.h) */
+static int early_launch;    /* compute capability 9.0+, DUO_EARLY_LAUNCH */
 static int early_paused;    /* the profiler's trace is on */
+static int last_early;      /* the last launch asked for early launch */
 /* Pinned host memory mapped into the device's address space: duo_reduce's
  * last block writes its result straight to the host, so a host-bound
  * result costs a wait rather than a wait and a copy. */
@@ -133,9 +135,95 @@ void *duo_cuda_default_reduce_slots(unsigned **counter)
     return base + DUO_CUDA_SCRATCH_SLOTS;
 }
 
-int duo_cuda_early_launch(void) { return early_launch && !early_paused; }
+/* ------------------------------------------------------------------ */
+/* Early launch, only for kernels that wait (kernel_cuda.h).  Whether an
+ * entry's code was compiled for compute capability 9.0 or later is read
+ * once per entry (cudaFuncGetAttributes: the PTX it came from and the
+ * machine code run) and kept in an open-addressing table keyed by the
+ * entry's address, so a launch costs a lookup. */
+
+typedef struct entry_wait {
+    const void *entry; /* NULL: empty */
+    int waits;
+} entry_wait;
+
+static entry_wait *entries;
+static size_t entries_cap, entries_used; /* cap: 0 or a power of two */
+
+static size_t entry_home(const void *entry, size_t cap)
+{
+    const uint64_t h = (uint64_t)(uintptr_t)entry * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+static entry_wait *entry_find(const void *entry)
+{
+    if (entries_cap == 0)
+        return NULL;
+    for (size_t at = entry_home(entry, entries_cap);;
+         at = (at + 1) & (entries_cap - 1))
+        if (entries[at].entry == entry || entries[at].entry == NULL)
+            return &entries[at];
+}
+
+/* Room for one more entry at half load; 0 when no memory is left (the
+ * answer is then not kept, only found again next time). */
+static int entries_reserve(void)
+{
+    if (2 * (entries_used + 1) <= entries_cap)
+        return 1;
+    const size_t cap = entries_cap ? 2 * entries_cap : 64;
+    entry_wait *grown = (entry_wait *)calloc(cap, sizeof *grown);
+    if (grown == NULL)
+        return 0;
+    entry_wait *old = entries;
+    const size_t old_cap = entries_cap;
+    entries = grown;
+    entries_cap = cap;
+    for (size_t i = 0; i < old_cap; ++i)
+        if (old[i].entry != NULL)
+            *entry_find(old[i].entry) = old[i];
+    free(old);
+    return 1;
+}
+
+static int entry_waits(const void *entry)
+{
+    entry_wait *e = entry_find(entry);
+    if (e != NULL && e->entry == entry)
+        return e->waits;
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, entry) != cudaSuccess) {
+        (void)cudaGetLastError(); /* the launch reports its own failure */
+        return 0;
+    }
+    const int waits = attr.ptxVersion >= 90 && attr.binaryVersion >= 90;
+    if (entries_reserve()) {
+        e = entry_find(entry);
+        e->entry = entry;
+        e->waits = waits;
+        ++entries_used;
+    }
+    return waits;
+}
+
+int duo_cuda_early_launch_for(const void *entry)
+{
+    last_early = early_launch && !early_paused && entry_waits(entry);
+    return last_early;
+}
+
+int duo_cuda_last_launch_early(void) { return last_early; }
 
 void duo_cuda_pause_early_launch(int paused) { early_paused = paused; }
+
+static void entries_release(void)
+{
+    free(entries);
+    entries = NULL;
+    entries_cap = 0;
+    entries_used = 0;
+}
 
 duo_status duo_cuda_launch_setup(void)
 {
@@ -170,6 +258,7 @@ duo_status duo_cuda_launch_release(void)
     result_slot = NULL;
     result_slot_device = NULL;
     default_reduce_scratch = NULL;
+    entries_release(); /* the next duo_init may pick another GPU */
     DUO_CUDA_TRY(cudaFree(reduce), "duo_finalize");
     DUO_CUDA_TRY(cudaFreeHost(pinned), "duo_finalize");
     return DUO_SUCCESS;

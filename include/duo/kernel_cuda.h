@@ -105,7 +105,11 @@ int duo_host_path(void);
  * griddepcontrol.launch_dependents at the start of each block, made
  * BabelStream's copy and mul 14% slower on an H200, launched early or
  * not, and duo-cg's iterations slower than without it.)  Elsewhere, or
- * in a grid launched without the attribute, the wait is a no-op. */
+ * in a grid launched without the attribute, the wait is a no-op.  The
+ * wait exists only in code compiled for compute capability 9.0 or later:
+ * a kernel built for an older target (PTX that the driver compiles) has
+ * none, so launches ask for early launch only for kernels whose code has
+ * it (duo_cuda_early_launch_for). */
 __device__ __forceinline__ void duo_cuda_wait_previous_(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -128,18 +132,22 @@ __global__ void __launch_bounds__(THREADS) duo_cuda_block_entry(P... p)
     F(p...);
 }
 
-/* From backend_cuda/launch.cu: 1 when launches ask for early launch (a
- * GPU of compute capability 9.0 or more, and DUO_EARLY_LAUNCH not 0). */
-int duo_cuda_early_launch(void);
+/* From backend_cuda/launch.cu: 1 when a launch of `entry` asks for early
+ * launch: a GPU of compute capability 9.0 or more, DUO_EARLY_LAUNCH not
+ * 0, no profiler trace, and entry's code built for compute capability
+ * 9.0 or later (its attributes, read once per entry and kept). */
+int duo_cuda_early_launch_for(const void *entry);
+/* Whether the most recent launch asked for early launch (for tests). */
+int duo_cuda_last_launch_early(void);
 
 template <class T> struct duo_cuda_as_is_ {
     typedef T type;
 };
 
 /* Launch `entry` (a kernel that starts with duo_cuda_wait_previous_) on
- * `stream`, asking for early launch where duo_cuda_early_launch() says
- * so.  The arguments convert to the kernel's parameter types at the call,
- * as with <<<>>>.  A failure is left for cudaGetLastError. */
+ * `stream`, asking for early launch where duo_cuda_early_launch_for()
+ * says so.  The arguments convert to the kernel's parameter types at the
+ * call, as with <<<>>>.  A failure is left for cudaGetLastError. */
 template <class... P>
 void duo_cuda_launch_(void (*entry)(P...), dim3 grid, dim3 block,
                       size_t smem, cudaStream_t stream,
@@ -154,7 +162,8 @@ void duo_cuda_launch_(void (*entry)(P...), dim3 grid, dim3 block,
     config.dynamicSmemBytes = smem;
     config.stream = stream;
     config.attrs = &early;
-    config.numAttrs = duo_cuda_early_launch() ? 1 : 0;
+    config.numAttrs =
+        duo_cuda_early_launch_for((const void *)entry) ? 1 : 0;
     void *argv[] = {(void *)&args..., NULL};
     (void)cudaLaunchKernelExC(&config, (const void *)entry, argv);
 }
