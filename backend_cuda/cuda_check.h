@@ -33,17 +33,30 @@ extern int duo_cuda_sm_count;
  * wait for the one before it. */
 void duo_cuda_pause_early_launch(int paused);
 
-/* Reductions (reduce.cu) keep their per-block partials and the counter
- * that finds the last block in one fixed-size device scratch area.  Each
- * stream has one (stream.cu), the default stream one (launch.cu) and
- * each graph one (graph.cu), so work that may run at the same time never
- * shares partials.  New areas are zeroed. */
+/* Reductions (reduce.cu, segmented.cu) keep their per-block partials,
+ * the counter that finds the last block and the offsets check's words in
+ * one fixed-size device scratch area.  Each stream has one (stream.cu),
+ * the default stream one (launch.cu) and each graph one (graph.cu), so
+ * work that may run at the same time never shares them.  New areas are
+ * zeroed, and every kernel leaves its counters at 0. */
 enum {
-    DUO_CUDA_SCRATCH_COUNTER = 0, /* unsigned: last-block counter       */
+    DUO_CUDA_SCRATCH_COUNTER = 0,       /* unsigned: last-block counter    */
+    DUO_CUDA_SCRATCH_CHECK_COUNTER = 4, /* unsigned: the offsets check's   */
+    DUO_CUDA_SCRATCH_BAD = 8,     /* unsigned long long: the check's find  */
+    DUO_CUDA_SCRATCH_VERDICT = 16, /* unsigned long long: its verdict      */
+    /* unsigned[DUO_CUDA_SEGMENT_SPLIT_MAX]: a counter per segment whose
+     * blocks share slots (segmented.cu). */
+    DUO_CUDA_SCRATCH_SEGMENT_COUNTERS = 128,
+    DUO_CUDA_SEGMENT_SPLIT_MAX = 32,
     DUO_CUDA_SCRATCH_SLOTS = 256, /* byte offset of the partial slots   */
-    /* Slots: one 16-byte value per final-fold thread, per dot product. */
+    /* Slots, of up to 16 bytes: one per final-fold thread, per dot
+     * product or per segment that shares slots. */
+    DUO_CUDA_SCRATCH_SLOT_COUNT =
+        (DUO_DOT_MAX > DUO_CUDA_SEGMENT_SPLIT_MAX
+             ? DUO_DOT_MAX
+             : DUO_CUDA_SEGMENT_SPLIT_MAX) * DUO_REDUCE_FINAL_THREADS,
     DUO_CUDA_REDUCE_SCRATCH_BYTES =
-        DUO_CUDA_SCRATCH_SLOTS + DUO_DOT_MAX * DUO_REDUCE_FINAL_THREADS * 16
+        DUO_CUDA_SCRATCH_SLOTS + DUO_CUDA_SCRATCH_SLOT_COUNT * 16
 };
 duo_status duo_cuda_reduce_scratch_new(void **scratch, const char *where);
 void *duo_cuda_default_reduce_scratch(void);
@@ -51,6 +64,25 @@ void *duo_cuda_default_reduce_scratch(void);
  * duo/reduce_cuda.h. */
 /* The scratch for a reduction queued on `stream` now. */
 void *duo_cuda_reduce_scratch(duo_stream stream);
+
+/* Bad segment offsets that a check on the GPU found (segmented.cu), in
+ * mapped pinned memory: the kernel fills the fields, then sets pending;
+ * the next wait (duo_cuda_waited) reports and clears it.  One record for
+ * all streams: two bad calls at once on two streams may mix their
+ * fields, never lose the error. */
+typedef struct duo_cuda_offsets_report {
+    unsigned pending;
+    size_t index; /* offsets[index] = value > next (offsets[index + 1], */
+    size_t value; /* or n when index == nseg)                           */
+    size_t next;
+    size_t nseg;
+} duo_cuda_offsets_report;
+/* The device's view of the record. */
+duo_cuda_offsets_report *duo_cuda_offsets_report_slot(void);
+/* After a host wait for GPU work (synchronize, stream synchronize,
+ * memcpy, a host-bound result): DUO_SUCCESS, or the error a check found
+ * in work that has finished, reported for `where`. */
+duo_status duo_cuda_waited(const char *where);
 
 /* The private stream a graph is captured from, and the open capture's
  * scratch (graph.cu); release the stream at duo_be_finalize. */

@@ -28,6 +28,9 @@ static int last_early;      /* the last launch asked for early launch */
  * result costs a wait rather than a wait and a copy. */
 static void *result_slot;
 static void *result_slot_device;
+/* Bad segment offsets found on the GPU (cuda_check.h), also mapped. */
+static duo_cuda_offsets_report *offsets_report;
+static duo_cuda_offsets_report *offsets_report_device;
 static void *default_reduce_scratch; /* reductions on the default stream */
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -105,7 +108,33 @@ duo_status duo_cuda_wait_host_result(void *result, size_t bytes,
         return duo_cuda_fail(err, file, line, where,
                              "waiting for the reduced value");
     memcpy(result, result_slot, bytes);
-    return DUO_SUCCESS;
+    return duo_cuda_waited(where);
+}
+
+duo_cuda_offsets_report *duo_cuda_offsets_report_slot(void)
+{
+    return offsets_report_device;
+}
+
+duo_status duo_cuda_waited(const char *where)
+{
+    volatile duo_cuda_offsets_report *r = offsets_report;
+    if (r == NULL || r->pending == 0)
+        return DUO_SUCCESS;
+    const size_t index = r->index, value = r->value, next = r->next;
+    const size_t nseg = r->nseg;
+    r->pending = 0;
+    if (index < nseg)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                        "an earlier duo_segmented_reduce on the GPU found "
+                        "offsets[%zu] = %zu > offsets[%zu] = %zu: segment "
+                        "offsets must be non-decreasing; that call wrote no "
+                        "result", index, value, index + 1, next);
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                    "an earlier duo_segmented_reduce on the GPU found "
+                    "offsets[%zu] = %zu > n = %zu: the last segment runs "
+                    "past the end of x; that call wrote no result", index,
+                    value, next);
 }
 
 duo_status duo_cuda_reduce_scratch_new(void **scratch_out, const char *where)
@@ -245,6 +274,16 @@ duo_status duo_cuda_launch_setup(void)
                                               result_slot, 0),
                      "duo_init");
     }
+    if (offsets_report == NULL) {
+        DUO_CUDA_TRY(cudaHostAlloc((void **)&offsets_report,
+                                   sizeof *offsets_report,
+                                   cudaHostAllocMapped),
+                     "duo_init");
+        memset(offsets_report, 0, sizeof *offsets_report);
+        DUO_CUDA_TRY(cudaHostGetDevicePointer((void **)&offsets_report_device,
+                                              offsets_report, 0),
+                     "duo_init");
+    }
     if (default_reduce_scratch == NULL)
         return duo_cuda_reduce_scratch_new(&default_reduce_scratch,
                                            "duo_init");
@@ -253,13 +292,16 @@ duo_status duo_cuda_launch_setup(void)
 
 duo_status duo_cuda_launch_release(void)
 {
-    void *pinned = result_slot;
+    void *pinned = result_slot, *report = offsets_report;
     void *reduce = default_reduce_scratch;
     result_slot = NULL;
     result_slot_device = NULL;
+    offsets_report = NULL;
+    offsets_report_device = NULL;
     default_reduce_scratch = NULL;
     entries_release(); /* the next duo_init may pick another GPU */
     DUO_CUDA_TRY(cudaFree(reduce), "duo_finalize");
     DUO_CUDA_TRY(cudaFreeHost(pinned), "duo_finalize");
+    DUO_CUDA_TRY(cudaFreeHost(report), "duo_finalize");
     return DUO_SUCCESS;
 }

@@ -62,7 +62,7 @@ duo_status duo_be_memcpy(void *dst, const void *src, size_t bytes,
                          duo_copy_kind kind)
 {
     DUO_CUDA_TRY(cudaMemcpy(dst, src, bytes, cuda_kind(kind)), "duo_memcpy");
-    return DUO_SUCCESS;
+    return duo_cuda_waited("duo_memcpy");
 }
 
 duo_status duo_be_memcpy_async(void *dst, const void *src, size_t bytes,

@@ -113,5 +113,5 @@ duo_status duo_be_device_info(duo_device_info *info)
 duo_status duo_be_synchronize(void)
 {
     DUO_CUDA_TRY(cudaDeviceSynchronize(), "duo_synchronize");
-    return DUO_SUCCESS;
+    return duo_cuda_waited("duo_synchronize");
 }

@@ -69,5 +69,5 @@ duo_status duo_be_stream_synchronize(duo_stream stream)
 {
     DUO_CUDA_TRY(cudaStreamSynchronize(duo_cuda_stream(stream)),
                  "duo_stream_synchronize");
-    return DUO_SUCCESS;
+    return duo_cuda_waited("duo_stream_synchronize");
 }

@@ -241,6 +241,67 @@ duo_status duo_dot_async(duo_dtype type, size_t n, int count,
 duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
                           size_t n, size_t *index, void *value);
 
+/*
+ * Segmented reductions: one reduction per segment of x, for nseg
+ * segments in one call, stream-ordered into device memory as
+ * duo_reduce_async (the host does not wait; CPU backends compute at
+ * once; may be captured into a duo_graph).
+ *
+ * Segments: segment s is x[offsets[s] .. offsets[s+1]), where offsets
+ * holds nseg + 1 size_t in device memory, non-decreasing, with
+ * offsets[nseg] <= n (n: the elements of x); or, for the _equal forms,
+ * x[s * seg_len .. (s+1) * seg_len).  Segments may be empty, and need
+ * not cover x.
+ *
+ * duo_segmented_reduce writes result[s] (device memory, nseg values of
+ * duo_reduce's result type for (op, type): double for f32 and f64 sums,
+ * int64_t for i32 and i64 sums, uint64_t for u64 sums, the element type
+ * for DUO_MIN and DUO_MAX).  duo_segmented_reduce_arg (DUO_MIN or
+ * DUO_MAX) writes index[s], the index within segment s of its smallest
+ * or largest element as duo_reduce_arg picks it, and, when value is not
+ * NULL, value[s], that element.
+ *
+ * Bits: each segment is combined in duo_reduce's fixed order for its
+ * length, so result[s] has the bits of duo_reduce (index[s] and value[s]
+ * those of duo_reduce_arg) over that segment alone, on every backend.
+ * An empty segment gives 0 for a sum, the largest value of the type
+ * (+inf for floating point) for DUO_MIN, the smallest (-inf) for DUO_MAX,
+ * and index SIZE_MAX.
+ *
+ * Bad arguments -- an unknown op or type, NULL x (with elements), NULL
+ * offsets, result or index (with segments), sizes that overflow, outputs
+ * not aligned to their type -- return DUO_ERROR_INVALID_ARGUMENT naming
+ * the argument, and nothing is queued.  Offsets that decrease or run past
+ * n are refused too, and no result is written; as the offsets are in
+ * device memory, the GPU checks them in a pass of its own (before any
+ * result is written; it overlaps the reduction where kernels are
+ * launched early), after this call has returned: the error is then
+ * returned by the next duo call that waits for the GPU --
+ * duo_synchronize, duo_stream_synchronize, duo_memcpy, or one that
+ * returns a value to the host (duo_reduce, duo_reduce_arg, user
+ * reductions) -- after that call has done its own work, with a message
+ * naming duo_segmented_reduce and the offset.  CPU backends check the
+ * offsets before they write and return the error from the call itself.
+ * The _equal forms have no offsets to check.
+ */
+duo_status duo_segmented_reduce(duo_reduce_op op, duo_dtype type,
+                                const void *x, size_t n,
+                                const size_t *offsets, size_t nseg,
+                                void *result, duo_stream stream);
+duo_status duo_segmented_reduce_equal(duo_reduce_op op, duo_dtype type,
+                                      const void *x, size_t seg_len,
+                                      size_t nseg, void *result,
+                                      duo_stream stream);
+duo_status duo_segmented_reduce_arg(duo_reduce_op op, duo_dtype type,
+                                    const void *x, size_t n,
+                                    const size_t *offsets, size_t nseg,
+                                    size_t *index, void *value,
+                                    duo_stream stream);
+duo_status duo_segmented_reduce_arg_equal(duo_reduce_op op, duo_dtype type,
+                                          const void *x, size_t seg_len,
+                                          size_t nseg, size_t *index,
+                                          void *value, duo_stream stream);
+
 /* ------------------------------------------------------------------ */
 /* Graphs: record a sequence of launches, async copies and async
  * reductions once and replay it many times (CUDA Graphs on the GPU,
@@ -251,13 +312,14 @@ duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
  * the work it queues on `stream` (NULL: the default stream); nothing
  * runs and no output is written until duo_graph_launch.  The body may
  * use, on that stream only: DUO_LAUNCH*_ON(stream, ...) (DUO_LAUNCH* when
- * `stream` is NULL), duo_memcpy_async, duo_reduce_async and
- * duo_dot_async.  Anything that waits for the device or returns a value
- * to the host (duo_synchronize, duo_memcpy, duo_memset, duo_reduce,
- * duo_gemm_*, user reductions, timers, allocation) or that names
- * another stream fails with DUO_ERROR_NOT_CAPTURABLE, as does a capture
- * inside a capture; the capture then fails with the first such status,
- * or with the body's own non-success return, and *graph is untouched.
+ * `stream` is NULL), duo_memcpy_async, duo_reduce_async, duo_dot_async
+ * and the segmented reductions.  Anything that waits for the device or
+ * returns a value to the host (duo_synchronize, duo_memcpy, duo_memset,
+ * duo_reduce, duo_gemm_*, user reductions, timers, allocation) or that
+ * names another stream fails with DUO_ERROR_NOT_CAPTURABLE, as does a
+ * capture inside a capture; the capture then fails with the first such
+ * status, or with the body's own non-success return, and *graph is
+ * untouched.
  *
  * Replays use the arguments as they were at capture: pointers and sizes
  * are fixed, so values that change from one replay to the next (a

@@ -142,6 +142,20 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
                             const void *const *x, const void *const *y,
                             double *result, duo_stream stream);
 
+/* Segmented reductions, nseg > 0 (src/segmented.c).  Segment s is
+ * x[offsets[s] .. offsets[s + 1]) or, when offsets is NULL,
+ * x[s * seg_len .. (s + 1) * seg_len); offsets (device memory) are not
+ * yet checked: a bad one fails the call, or on the GPU the next wait
+ * (duo.h), with nothing written.  index NULL: result[s] as
+ * duo_reduce_async writes it; else (op DUO_MIN or DUO_MAX) index[s] and,
+ * when result is not NULL, result[s] as duo_reduce_arg writes them.  An
+ * empty segment gives the identity and index SIZE_MAX. */
+duo_status duo_be_segmented_reduce(duo_reduce_op op, duo_dtype type,
+                                   const void *x, size_t n,
+                                   const size_t *offsets, size_t seg_len,
+                                   size_t nseg, void *result, size_t *index,
+                                   duo_stream stream);
+
 /* ------------------------------------------------------------------ */
 /* Graphs (src/graph.c holds the capture state and the rules). */
 
