@@ -34,9 +34,12 @@
  * duo/kernel.h.  Index reductions (argmin/argmax) break ties by the lower
  * index, which makes them independent of order; they use the same shape.
  *
- * A value folded with the identity is unchanged except that a sum turns
- * -0 into +0; a warp whose 32 values are all the identity therefore folds
- * to the identity, and implementations may skip such warps.
+ * The identity changes nothing it is combined with, after step 2's first
+ * combination: min and max never change a value by taking the identity,
+ * and a sum's lanes start as 0 + x, which is never -0 (0 + -0 = +0), so
+ * no value of the tree is -0 and adding 0 leaves every one unchanged.
+ * Implementations may therefore skip the combinations with lanes,
+ * threads, warps and slots that hold only the identity.
  *
  * Below the constants, the host form of steps 2 to 5 (macros that define
  * functions, for the CPU backends and the host code of user reductions);
@@ -101,37 +104,48 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
 #endif
 #define DUO_ORDER_SHARE_none
 
-/* Step 4: fold v[0..size) in halves, leaving the result in v[0]. */
-#define DUO_ORDER_FOLD(v, size, OP)                                   \
-    for (size_t duo_h_ = (size) / 2; duo_h_ > 0; duo_h_ /= 2)         \
-        for (size_t duo_i_ = 0; duo_i_ < duo_h_; ++duo_i_)            \
-            (v)[duo_i_] = OP((v)[duo_i_], (v)[duo_i_ + duo_h_])
+/* Step 4: fold v[0..size) in halves, leaving the result in v[0], where
+ * v[count..size) hold the identity: those combinations are skipped. */
+#define DUO_ORDER_FOLD(v, size, count, OP)                                 \
+    do {                                                                   \
+        size_t duo_c_ = (count);                                           \
+        for (size_t duo_h_ = (size) / 2; duo_h_ > 0; duo_h_ /= 2) {        \
+            const size_t duo_m_ =                                          \
+                duo_c_ <= duo_h_ ? 0                                       \
+                : duo_c_ - duo_h_ < duo_h_ ? duo_c_ - duo_h_ : duo_h_;     \
+            for (size_t duo_i_ = 0; duo_i_ < duo_m_; ++duo_i_)             \
+                (v)[duo_i_] = OP((v)[duo_i_], (v)[duo_i_ + duo_h_]);       \
+            duo_c_ = duo_c_ < duo_h_ ? duo_c_ : duo_h_;                    \
+        }                                                                  \
+    } while (0)
 
-/* Step 4 over v[0..threads), into out: each warp, then the warp results.
- * Values from v[used] to the end of its warp must be the identity; later
- * warps are not read (they would fold to the identity). */
+/* Step 4 over v[0..threads), into out: each warp, then the warp results;
+ * v[used..) are the identity and are not read. */
 #define DUO_ORDER_BLOCK_FOLD(Acc, v, threads, used, OP, IDENTITY, out)     \
     do {                                                                   \
+        const size_t duo_used_ = (used);                                   \
+        const size_t duo_nw_ =                                             \
+            (duo_used_ + DUO_REDUCE_WARP - 1) / DUO_REDUCE_WARP;           \
         Acc duo_warps_[(threads) / DUO_REDUCE_WARP];                       \
-        for (size_t duo_w_ = 0; duo_w_ < (threads) / DUO_REDUCE_WARP;      \
-             ++duo_w_) {                                                   \
+        for (size_t duo_w_ = 0; duo_w_ < duo_nw_; ++duo_w_) {              \
             Acc *duo_warp_ = (v) + duo_w_ * DUO_REDUCE_WARP;               \
-            if (duo_w_ * DUO_REDUCE_WARP < (size_t)(used)) {               \
-                DUO_ORDER_FOLD(duo_warp_, DUO_REDUCE_WARP, OP);            \
-                duo_warps_[duo_w_] = duo_warp_[0];                         \
-            } else {                                                       \
-                duo_warps_[duo_w_] = IDENTITY;                             \
-            }                                                              \
+            const size_t duo_left_ = duo_used_ - duo_w_ * DUO_REDUCE_WARP; \
+            DUO_ORDER_FOLD(duo_warp_, DUO_REDUCE_WARP,                     \
+                           duo_left_ < DUO_REDUCE_WARP ? duo_left_         \
+                                                       : DUO_REDUCE_WARP,  \
+                           OP);                                            \
+            duo_warps_[duo_w_] = duo_warp_[0];                             \
         }                                                                  \
-        DUO_ORDER_FOLD(duo_warps_, (threads) / DUO_REDUCE_WARP, OP);       \
-        (out) = duo_warps_[0];                                             \
+        DUO_ORDER_FOLD(duo_warps_, (threads) / DUO_REDUCE_WARP, duo_nw_,   \
+                       OP);                                                \
+        (out) = duo_nw_ > 0 ? duo_warps_[0] : (IDENTITY);                  \
     } while (0)
 
 /* Defines  static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c):
  * steps 2 to 4 for chunk c of n elements with VEC lanes per thread.  A
  * whole chunk's lanes form a vector loop; a short last chunk sets up and
- * reads only the lanes that have elements (to the end of their warp) and
- * folds only the warps they reach. */
+ * reads only the lanes that have elements (to the end of their thread)
+ * and combines only the threads and warps they reach. */
 #define DUO_ORDER_DEFINE_CHUNK(fname, Acc, VEC, OP, IDENTITY, Ctx, ELEM)     \
     static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c)              \
     {                                                                        \
@@ -141,12 +155,9 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
         const size_t count = n - base < chunk ? n - base : chunk;            \
         const size_t filled =                                                \
             count < (size_t)duo_lanes_ ? count : (size_t)duo_lanes_;         \
-        /* Threads that hold a filled lane, to the end of their warp. */     \
-        const size_t used = (filled + (VEC) - 1) / (VEC);                    \
-        const size_t reached = (used + DUO_REDUCE_WARP - 1) /                \
-                               DUO_REDUCE_WARP * DUO_REDUCE_WARP;            \
+        const size_t used = (filled + (VEC) - 1) / (VEC); /* threads */      \
         Acc lane[duo_lanes_];                                                \
-        for (size_t l = 0; l < reached * (VEC); ++l)                         \
+        for (size_t l = 0; l < used * (VEC); ++l)                            \
             lane[l] = IDENTITY;                                              \
         if (count == chunk) {                                                \
             for (size_t s = 0; s < steps; ++s) {                             \
@@ -168,7 +179,7 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
                 }                                                            \
         }                                                                    \
         Acc thread[DUO_REDUCE_THREADS];                                      \
-        for (size_t t = 0; t < reached; ++t) {                               \
+        for (size_t t = 0; t < used; ++t) {                                  \
             const Acc *v = lane + t * (VEC);                                 \
             thread[t] = (VEC) == 4 ? OP(OP(v[0], v[1]),                      \
                                         OP(v[(VEC) / 2], v[(VEC) - 1]))      \
@@ -206,8 +217,6 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
             }                                                                \
             final[t] = acc;                                                  \
         }                                                                    \
-        for (size_t t = used; t % DUO_REDUCE_WARP != 0; ++t)                 \
-            final[t] = IDENTITY;                                             \
         Acc out;                                                             \
         DUO_ORDER_BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, used, OP, \
                              IDENTITY, out);                                 \
