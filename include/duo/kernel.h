@@ -166,11 +166,18 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
 }
 
 /* User reductions on the host (CPU builds and the host path of a CUDA
- * build): the order of <duo/reduce_order.h> over Acc values
- * (Acc)(T)fn(i, args), each final thread's chunks a task that OpenMP
- * threads take on demand (element costs often vary with the index).
- * Defines  static duo_status name_duo_host(size_t n, Args args,
- * T *result), which kernel_cpu.h and kernel_cuda.h call. */
+ * build), over Acc values (Acc)(T)fn(i, args).  Floating-point values
+ * are combined in the order of <duo/reduce_order.h>, each final
+ * thread's chunks a task that OpenMP threads take on demand (element
+ * costs often vary with the index).  Integer values give the same bits
+ * in any order (sums wrap modulo 2^64, min and max are exact), so they
+ * are reduced in at most DUO_HOST_REDUCE_PARTS_ parts of contiguous
+ * indices, each in index order without lanes, where the compiler
+ * vectorizes the loop as a reduction.  Defines  static duo_status
+ * name_duo_host(size_t n, Args args, T *result), which kernel_cpu.h and
+ * kernel_cuda.h call. */
+#define DUO_HOST_REDUCE_PARTS_ 512
+#define DUO_HOST_REDUCE_MIN_PART_ 2048
 #define DUO_HOST_REDUCE_DEFINE_(name, T, Acc, OP, IDENTITY, fn, Args)        \
     static inline Acc name##_duo_lift(Args args, size_t i)                   \
     {                                                                        \
@@ -181,13 +188,38 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
     DUO_ORDER_DEFINE_ALL(name##_duo_all, name##_duo_chunk, Acc,              \
                          DUO_REDUCE_VEC(sizeof(T)), OP, IDENTITY, Args,      \
                          dynamic)                                            \
+    static Acc name##_duo_parts(Args args, size_t n)                         \
+    {                                                                        \
+        size_t part = (n + DUO_HOST_REDUCE_PARTS_ - 1) /                     \
+                      DUO_HOST_REDUCE_PARTS_;                                \
+        part = part < DUO_HOST_REDUCE_MIN_PART_ ? DUO_HOST_REDUCE_MIN_PART_  \
+                                                : part;                      \
+        const size_t used = (n + part - 1) / part;                           \
+        Acc parts[DUO_HOST_REDUCE_PARTS_];                                   \
+        DUO_ORDER_SHARE_dynamic                                              \
+        for (size_t p = 0; p < used; ++p) {                                  \
+            const size_t end = (p + 1) * part < n ? (p + 1) * part : n;      \
+            Acc acc = IDENTITY;                                              \
+            for (size_t i = p * part; i < end; ++i) {                        \
+                const Acc v = name##_duo_lift(args, i);                      \
+                acc = OP(acc, v);                                            \
+            }                                                                \
+            parts[p] = acc;                                                  \
+        }                                                                    \
+        Acc acc = IDENTITY;                                                  \
+        for (size_t p = 0; p < used; ++p)                                    \
+            acc = OP(acc, parts[p]);                                         \
+        return acc;                                                          \
+    }                                                                        \
     static duo_status name##_duo_host(size_t n, Args args, T *result)        \
     {                                                                        \
         if (result == NULL)                                                  \
             return duo_reduce_result_missing(#name, __FILE__, __LINE__);     \
         if (!duo_host_result_begin(#name, __FILE__, __LINE__))              \
             return duo_launch_refused();                                     \
-        *result = (T)name##_duo_all(args, n);                                \
+        const int integer = (T)0.5 == (T)0;                                  \
+        *result = (T)(integer ? name##_duo_parts(args, n)                    \
+                              : name##_duo_all(args, n));                    \
         return duo_launch_end(#name, NULL, __FILE__, __LINE__);              \
     }
 
