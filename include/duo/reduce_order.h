@@ -142,8 +142,8 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
     } while (0)
 
 /* Defines  static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c):
- * steps 2 to 4 for chunk c of n elements with VEC lanes per thread.  A
- * whole chunk's lanes form a vector loop; a short last chunk sets up and
+ * steps 2 to 4 for chunk c of n elements with VEC lanes per thread.
+ * Each step's lanes form a vector loop; a short last chunk sets up and
  * reads only the lanes that have elements (to the end of their thread)
  * and combines only the threads and warps they reach. */
 #define DUO_ORDER_DEFINE_CHUNK(fname, Acc, VEC, OP, IDENTITY, Ctx, ELEM)     \
@@ -169,14 +169,17 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
                 }                                                            \
             }                                                                \
         } else {                                                             \
-            for (size_t s = 0; s < steps; ++s)                               \
-                for (size_t l = 0; l < filled; ++l) {                        \
-                    const size_t i = base + s * duo_lanes_ + l;              \
-                    if (i < n) {                                             \
-                        const Acc v = ELEM(ctx, i);                          \
-                        lane[l] = OP(lane[l], v);                            \
-                    }                                                        \
+            for (size_t s = 0; s * duo_lanes_ < count; ++s) {                \
+                const size_t first = base + s * duo_lanes_;                  \
+                const size_t left = count - s * duo_lanes_;                  \
+                const size_t m =                                             \
+                    left < (size_t)duo_lanes_ ? left : (size_t)duo_lanes_;   \
+                DUO_ORDER_SIMD_                                              \
+                for (size_t l = 0; l < m; ++l) {                             \
+                    const Acc v = ELEM(ctx, first + l);                      \
+                    lane[l] = OP(lane[l], v);                                \
                 }                                                            \
+            }                                                                \
         }                                                                    \
         Acc thread[DUO_REDUCE_THREADS];                                      \
         for (size_t t = 0; t < used; ++t) {                                  \
