@@ -167,9 +167,8 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
 
 /* User reductions on the host (CPU builds and the host path of a CUDA
  * build), over Acc values (Acc)(T)fn(i, args).  Floating-point values
- * are combined in the order of <duo/reduce_order.h>, each final
- * thread's chunks a task that OpenMP threads take on demand (element
- * costs often vary with the index).  Integer values give the same bits
+ * are combined in the order of <duo/reduce_order.h>, the chunks taken by
+ * OpenMP threads on demand (element costs often vary with the index).  Integer values give the same bits
  * in any order (sums wrap modulo 2^64, min and max are exact), so they
  * are reduced in at most DUO_HOST_REDUCE_PARTS_ parts of contiguous
  * indices, each in index order without lanes, where the compiler
@@ -194,10 +193,10 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
                       DUO_HOST_REDUCE_PARTS_;                                \
         part = part < DUO_HOST_REDUCE_MIN_PART_ ? DUO_HOST_REDUCE_MIN_PART_  \
                                                 : part;                      \
-        const size_t used = (n + part - 1) / part;                           \
+        const size_t tasks = (n + part - 1) / part;                          \
         Acc parts[DUO_HOST_REDUCE_PARTS_];                                   \
         DUO_ORDER_SHARE_dynamic                                              \
-        for (size_t p = 0; p < used; ++p) {                                  \
+        for (size_t p = 0; p < tasks; ++p) {                                 \
             const size_t end = (p + 1) * part < n ? (p + 1) * part : n;      \
             Acc acc = IDENTITY;                                              \
             for (size_t i = p * part; i < end; ++i) {                        \
@@ -207,7 +206,7 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
             parts[p] = acc;                                                  \
         }                                                                    \
         Acc acc = IDENTITY;                                                  \
-        for (size_t p = 0; p < used; ++p)                                    \
+        for (size_t p = 0; p < tasks; ++p)                                   \
             acc = OP(acc, parts[p]);                                         \
         return acc;                                                          \
     }                                                                        \

@@ -82,12 +82,12 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
  * variables here), IDENTITY is its identity, ELEM(ctx, i) gives element i
  * as an Acc.  Nothing here depends on the number of OpenMP threads. */
 
-/* Loop hints, and the ways DUO_ORDER_DEFINE_ALL shares its tasks among
- * OpenMP threads, by name: dynamic (on demand, for tasks whose cost
- * varies), static (dealt round-robin, so that tasks of two chunks and
- * tasks of one spread evenly), none.  They mean nothing
- * where there is no OpenMP, and while nvcc compiles for the GPU, where
- * host functions are parsed but not compiled. */
+/* Loop hints, and the ways DUO_ORDER_DEFINE_ALL shares its chunks among
+ * OpenMP threads, by name: dynamic (on demand, in blocks that shrink
+ * (guided), for elements whose cost varies), static (contiguous blocks
+ * of equal chunks), none.  They mean
+ * nothing where there is no OpenMP, and while nvcc compiles for the GPU,
+ * where host functions are parsed but not compiled. */
 #if defined(__CUDA_ARCH__)
 #define DUO_ORDER_SIMD_
 #else
@@ -95,9 +95,9 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
 #endif
 #if defined(_OPENMP) && !defined(__CUDA_ARCH__)
 #define DUO_ORDER_SHARE_dynamic \
-    _Pragma("omp parallel for schedule(dynamic) if (used > 1)")
+    _Pragma("omp parallel for schedule(guided) if (tasks > 1)")
 #define DUO_ORDER_SHARE_static \
-    _Pragma("omp parallel for schedule(static, 1) if (used > 1)")
+    _Pragma("omp parallel for schedule(static) if (tasks > 1)")
 #else
 #define DUO_ORDER_SHARE_dynamic
 #define DUO_ORDER_SHARE_static
@@ -196,9 +196,11 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
 
 /* Defines  static Acc fname(Ctx ctx, size_t n): steps 2 to 5 over n
  * elements, chunk_fn being a function from DUO_ORDER_DEFINE_CHUNK with
- * the same Acc, VEC, OP and IDENTITY.  Final thread t's chunks
- * t, t + FINAL, ... form one task; SHARE (dynamic, static or none) says
- * how OpenMP threads share the tasks. */
+ * the same Acc, VEC, OP and IDENTITY.  The chunks' partials are made
+ * DUO_ORDER_ROUND at a time, shared among OpenMP threads as SHARE
+ * (dynamic, static or none) says, then added to step 5's slots in chunk
+ * order. */
+#define DUO_ORDER_ROUND 4096
 #define DUO_ORDER_DEFINE_ALL(fname, chunk_fn, Acc, VEC, OP, IDENTITY, Ctx,  \
                              SHARE)                                          \
     static Acc fname(Ctx ctx, size_t n)                                      \
@@ -211,14 +213,20 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
                                 ? chunks                                     \
                                 : DUO_REDUCE_FINAL_THREADS;                  \
         Acc final[DUO_REDUCE_FINAL_THREADS];                                 \
-        DUO_ORDER_SHARE_##SHARE                                              \
-        for (size_t t = 0; t < used; ++t) {                                  \
-            Acc acc = IDENTITY;                                              \
-            for (size_t c = t; c < chunks; c += DUO_REDUCE_FINAL_THREADS) {  \
-                const Acc part = chunk_fn(ctx, n, steps, c);                 \
-                acc = OP(acc, part);                                         \
+        for (size_t t = 0; t < used; ++t)                                    \
+            final[t] = IDENTITY;                                             \
+        for (size_t first = 0; first < chunks; first += DUO_ORDER_ROUND) {   \
+            const size_t tasks = chunks - first < DUO_ORDER_ROUND            \
+                                     ? chunks - first                        \
+                                     : DUO_ORDER_ROUND;                      \
+            Acc part[DUO_ORDER_ROUND];                                       \
+            DUO_ORDER_SHARE_##SHARE                                          \
+            for (size_t k = 0; k < tasks; ++k)                               \
+                part[k] = chunk_fn(ctx, n, steps, first + k);                \
+            for (size_t k = 0; k < tasks; ++k) {                             \
+                Acc *slot = final + (first + k) % DUO_REDUCE_FINAL_THREADS;  \
+                *slot = OP(*slot, part[k]);                                  \
             }                                                                \
-            final[t] = acc;                                                  \
         }                                                                    \
         Acc out;                                                             \
         DUO_ORDER_BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, used, OP, \

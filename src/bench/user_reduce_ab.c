@@ -405,8 +405,9 @@ int main(int argc, char **argv)
     const double budget = quick ? 50.0 : 200.0;
     int failed = 0;
 
-    printf("%-18s %10s %12s %12s %8s %8s  %s\n", "case", "n", "previous ms",
-           "current ms", "prev/cur", "best", "check");
+    printf("%-18s %10s %12s %12s %8s %12s %12s %8s  %s\n", "case", "n",
+           "previous ms", "current ms", "prev/cur", "prev best", "cur best",
+           "best", "check");
     for (int which = CASE_DOT; which <= CASE_PRIME; ++which) {
         const size_t *sizes = which == CASE_PRIME  ? prime_sizes
                               : which == CASE_POLY ? poly_sizes
@@ -457,10 +458,10 @@ int main(int argc, char **argv)
             }
             const double p = median(prev_ms, reps), q = median(now_ms_, reps);
             /* median() sorted both: [0] is the fastest run. */
-            printf("%-18s %10zu %12.4f %12.4f %8.3f %8.3f  %s (%.17g vs "
-                   "%.17g)\n", names[which], c.n, p, q, p / q,
-                   prev_ms[0] / now_ms_[0], ok ? "ok" : "FAILED", now_value,
-                   prev_value);
+            printf("%-18s %10zu %12.4f %12.4f %8.3f %12.4f %12.4f %8.3f  %s "
+                   "(%.17g vs %.17g)\n", names[which], c.n, p, q, p / q,
+                   prev_ms[0], now_ms_[0], prev_ms[0] / now_ms_[0],
+                   ok ? "ok" : "FAILED", now_value, prev_value);
             fflush(stdout);
         }
     }
