@@ -168,11 +168,12 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
 /* User reductions on the host (CPU builds and the host path of a CUDA
  * build), over Acc values (Acc)(T)fn(i, args).  Floating-point values
  * are combined in the order of <duo/reduce_order.h>, the chunks taken by
- * OpenMP threads on demand (element costs often vary with the index).  Integer values give the same bits
+ * OpenMP threads on demand in shrinking blocks (element costs often vary
+ * with the index).  Integer values give the same bits
  * in any order (sums wrap modulo 2^64, min and max are exact), so they
  * are reduced in at most DUO_HOST_REDUCE_PARTS_ parts of contiguous
- * indices, each in index order without lanes, where the compiler
- * vectorizes the loop as a reduction.  Defines  static duo_status
+ * indices, taken on demand one at a time, each in index order without
+ * lanes, where the compiler vectorizes the loop as a reduction.  Defines  static duo_status
  * name_duo_host(size_t n, Args args, T *result), which kernel_cpu.h and
  * kernel_cuda.h call. */
 #define DUO_HOST_REDUCE_PARTS_ 512
@@ -186,7 +187,7 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
                            OP, IDENTITY, Args, name##_duo_lift)               \
     DUO_ORDER_DEFINE_ALL(name##_duo_all, name##_duo_chunk, Acc,              \
                          DUO_REDUCE_VEC(sizeof(T)), OP, IDENTITY, Args,      \
-                         dynamic)                                            \
+                         guided)                                             \
     static Acc name##_duo_parts(Args args, size_t n)                         \
     {                                                                        \
         size_t part = (n + DUO_HOST_REDUCE_PARTS_ - 1) /                     \

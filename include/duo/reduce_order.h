@@ -83,9 +83,9 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
  * as an Acc.  Nothing here depends on the number of OpenMP threads. */
 
 /* Loop hints, and the ways DUO_ORDER_DEFINE_ALL shares its chunks among
- * OpenMP threads, by name: dynamic (on demand, in blocks that shrink
- * (guided), for elements whose cost varies), static (contiguous blocks
- * of equal chunks), none.  They mean
+ * OpenMP threads, by name: guided (on demand, in blocks that shrink, for
+ * elements whose cost varies), dynamic (on demand, one at a time),
+ * static (contiguous blocks of equal chunks), none.  They mean
  * nothing where there is no OpenMP, and while nvcc compiles for the GPU,
  * where host functions are parsed but not compiled. */
 #if defined(__CUDA_ARCH__)
@@ -94,11 +94,14 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
 #define DUO_ORDER_SIMD_ _Pragma("omp simd")
 #endif
 #if defined(_OPENMP) && !defined(__CUDA_ARCH__)
-#define DUO_ORDER_SHARE_dynamic \
+#define DUO_ORDER_SHARE_guided \
     _Pragma("omp parallel for schedule(guided) if (tasks > 1)")
+#define DUO_ORDER_SHARE_dynamic \
+    _Pragma("omp parallel for schedule(dynamic) if (tasks > 1)")
 #define DUO_ORDER_SHARE_static \
     _Pragma("omp parallel for schedule(static) if (tasks > 1)")
 #else
+#define DUO_ORDER_SHARE_guided
 #define DUO_ORDER_SHARE_dynamic
 #define DUO_ORDER_SHARE_static
 #endif
@@ -198,8 +201,8 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
  * elements, chunk_fn being a function from DUO_ORDER_DEFINE_CHUNK with
  * the same Acc, VEC, OP and IDENTITY.  The chunks' partials are made
  * DUO_ORDER_ROUND at a time, shared among OpenMP threads as SHARE
- * (dynamic, static or none) says, then added to step 5's slots in chunk
- * order. */
+ * (guided, dynamic, static or none) says, then added to step 5's slots
+ * in chunk order. */
 #define DUO_ORDER_ROUND 4096
 #define DUO_ORDER_DEFINE_ALL(fname, chunk_fn, Acc, VEC, OP, IDENTITY, Ctx,  \
                              SHARE)                                          \
