@@ -184,7 +184,8 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
         return (Acc)(T)(fn(i, args));                                        \
     }                                                                        \
     DUO_ORDER_DEFINE_CHUNK(name##_duo_chunk, Acc, DUO_REDUCE_VEC(sizeof(T)), \
-                           OP, IDENTITY, Args, name##_duo_lift)               \
+                           OP, IDENTITY, Args, name##_duo_lift,               \
+                           DUO_ORDER_NO_HINT)                                 \
     DUO_ORDER_DEFINE_ALL(name##_duo_all, name##_duo_chunk, Acc,              \
                          DUO_REDUCE_VEC(sizeof(T)), OP, IDENTITY, Args,      \
                          guided)                                             \

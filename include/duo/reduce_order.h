@@ -144,12 +144,23 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
         (out) = duo_nw_ > 0 ? duo_warps_[0] : (IDENTITY);                  \
     } while (0)
 
+/* HINT for ELEMs that read no array (see below). */
+#define DUO_ORDER_NO_HINT(ctx, i) ((void)0)
+
 /* Defines  static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c):
  * steps 2 to 4 for chunk c of n elements with VEC lanes per thread.
  * Each step's lanes form a vector loop; a short last chunk sets up and
  * reads only the lanes that have elements (to the end of their thread)
- * and combines only the threads and warps they reach. */
-#define DUO_ORDER_DEFINE_CHUNK(fname, Acc, VEC, OP, IDENTITY, Ctx, ELEM)     \
+ * and combines only the threads and warps they reach.
+ *
+ * HINT(ctx, i) prefetches element i (DUO_ORDER_NO_HINT: nothing).  A
+ * whole chunk hints each 64-byte line of the next step (or of the next
+ * chunk's first) while it reads the same line of this one, never past n:
+ * a step's reads come in a burst and the tree that follows reads
+ * nothing, so a prefetcher that waits for misses falls behind at every
+ * 4 KiB page. */
+#define DUO_ORDER_DEFINE_CHUNK(fname, Acc, VEC, OP, IDENTITY, Ctx, ELEM,     \
+                               HINT)                                         \
     static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c)              \
     {                                                                        \
         enum { duo_lanes_ = DUO_REDUCE_THREADS * (VEC) };                    \
@@ -165,10 +176,14 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
         if (count == chunk) {                                                \
             for (size_t s = 0; s < steps; ++s) {                             \
                 const size_t first = base + s * duo_lanes_;                  \
-                DUO_ORDER_SIMD_                                              \
-                for (size_t l = 0; l < (size_t)duo_lanes_; ++l) {            \
-                    const Acc v = ELEM(ctx, first + l);                      \
-                    lane[l] = OP(lane[l], v);                                \
+                for (size_t b = 0; b < (size_t)duo_lanes_; b += 4 * (VEC)) { \
+                    if (first + duo_lanes_ + b < n)                          \
+                        HINT(ctx, first + duo_lanes_ + b);                   \
+                    DUO_ORDER_SIMD_                                          \
+                    for (size_t l = b; l < b + 4 * (VEC); ++l) {             \
+                        const Acc v = ELEM(ctx, first + l);                  \
+                        lane[l] = OP(lane[l], v);                            \
+                    }                                                        \
                 }                                                            \
             }                                                                \
         } else {                                                             \
