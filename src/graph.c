@@ -10,8 +10,8 @@
  * it through duo_capture_note_failure) fails the whole capture, even if
  * the body ignored it.
  *
- * duo is single-host-thread (README), so one capture at a time is kept in
- * plain statics.
+ * duo is single-host-thread (docs/api.md), so one capture at a time is
+ * kept in plain statics.
  */
 #include <stdlib.h>
 
