@@ -1,5 +1,5 @@
 /*
- * dist_internal.h - state and helpers shared by the files of src/dist.
+ * dist_internal.h - state and helpers shared by the files of src/distributed.
  */
 #ifndef DUO_DIST_INTERNAL_H
 #define DUO_DIST_INTERNAL_H
