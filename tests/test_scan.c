@@ -168,9 +168,9 @@ static void plain_scan(duo_dtype t, duo_reduce_op op, const void *x,
         if (op == DUO_SUM)                                                    \
             a = (T)(a + b);                                                   \
         else if (op == DUO_MIN)                                               \
-            a = (b < a || b != b) ? b : a;                                    \
+            a = (b < a || test_isnan_f64((double)b)) ? b : a;                 \
         else                                                                  \
-            a = (b > a || b != b) ? b : a;                                    \
+            a = (b > a || test_isnan_f64((double)b)) ? b : a;                 \
         memcpy(acc, &a, sizeof a);                                            \
     } while (0)
         if (t == DUO_F32)
