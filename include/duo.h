@@ -392,6 +392,8 @@ duo_status duo_profile_get(const char *name, duo_profile_region *out);
 } /* extern "C" */
 #endif
 
+/* Sort, scan, compaction, histogram. */
+#include <duo/primitives.h>
 #include <duo/kernel.h>
 
 #endif /* DUO_H */

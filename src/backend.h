@@ -142,6 +142,34 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
                             const void *const *x, const void *const *y,
                             double *result, duo_stream stream);
 
+/* Sort (src/sort.c checked the arguments; n > 0).  value_size 0: keys
+ * only; permutation: values_in is NULL and values_out receives the
+ * permutation as uint64_t (value_size 8). */
+duo_status duo_be_sort(duo_key_type type, duo_sort_order order, size_t n,
+                       const void *keys_in, void *keys_out,
+                       const void *values_in, void *values_out,
+                       size_t value_size, int permutation,
+                       duo_stream stream);
+
+/* Scan (src/scan.c; n > 0), in the order of src/scan_order.h. */
+duo_status duo_be_scan(duo_scan_kind kind, duo_reduce_op op, duo_dtype type,
+                       const void *x, void *y, size_t n, duo_stream stream);
+
+/* Compaction (src/select.c; n > 0, elem_size 4 or 8): the count to
+ * device memory (count_device) or, when that is NULL, to the host
+ * variable *count_host after waiting. */
+duo_status duo_be_compact(size_t elem_size, size_t n, const void *in,
+                          const uint8_t *flags, void *out,
+                          uint64_t *count_device, size_t *count_host,
+                          duo_stream stream);
+
+/* Histogram (src/histogram.c; n >= 0, bins >= 1): counts overwritten,
+ * scale = bins / (hi - lo), as duo/primitives.h says. */
+duo_status duo_be_histogram(duo_dtype type, size_t n, const void *x,
+                            double lo, double hi, double scale,
+                            size_t bins, uint64_t *counts,
+                            duo_stream stream);
+
 /* ------------------------------------------------------------------ */
 /* Graphs (src/graph.c holds the capture state and the rules). */
 

@@ -77,6 +77,9 @@
  * grid with 0 blocks launches nothing.  On CUDA the grid's y size is at
  * most 65535.
  *
+ * Atomics (duo_atomic_add_u64 and friends, returning the old value) are
+ * in <duo/atomic.h>, included below, with what their bits depend on.
+ *
  * User reductions: reduce an element function over 0 <= i < n.
  *
  *   typedef struct { uint64_t lo; } prime_args;
@@ -171,6 +174,9 @@ static inline size_t duo_cpu_reduce_part_size(size_t n)
 #else
 #include <duo/kernel_cpu.h>
 #endif
+
+/* Atomics for kernel bodies (they need DUO_DEVICE). */
+#include <duo/atomic.h>
 
 #define DUO_LAUNCH(kernel, n, ...) \
     DUO_LAUNCH_ON(NULL, kernel, n, __VA_ARGS__)
