@@ -13,9 +13,9 @@
  *
  * Every function enqueues its work on the default stream (the legacy one
  * on CUDA, where duo's timers record their events) and returns; those
- * that return a value to the host wait for it.  bench.c times both sides
- * with the same duo_timer calls.  Any failure prints what failed and
- * exits 1.
+ * that return a value to the host wait for it.  measure.c times both
+ * sides with the same duo_timer calls.  Any failure prints what failed
+ * and exits 1.
  */
 #ifndef DUO_BENCH_YARDSTICK_H
 #define DUO_BENCH_YARDSTICK_H
@@ -47,9 +47,9 @@ typedef struct ys_info {
     double sum_unit_f32, sum_unit_f64;
     /* Seconds the yardstick's worker threads keep spinning after a gemm
      * call (OpenBLAS's pthreads spin about 2^28 cycles, holding cores
-     * that duo's threads need); 0 when none.  bench.c then times the
-     * two sides of a gemm one after the other, waiting this long before
-     * duo's, instead of alternating them. */
+     * that duo's threads need); 0 when none.  bench_gemm.c then times
+     * the two sides of a gemm one after the other, waiting this long
+     * before duo's, instead of alternating them. */
     double settle_seconds;
     int gpu;   /* 1 in a CUDA build */
 } ys_info;
