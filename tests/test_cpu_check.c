@@ -176,10 +176,11 @@ static int cpuinfo_has(const char *flag)
     static char line[8192];
     int has = -1;
     while (fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, "flags", 5) != 0)
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "flags", 5) != 0 || colon == NULL)
             continue;
         has = 0;
-        for (char *tok = strtok(strchr(line, ':') + 1, " \n"); tok != NULL;
+        for (char *tok = strtok(colon + 1, " \n"); tok != NULL;
              tok = strtok(NULL, " \n"))
             if (strcmp(tok, flag) == 0)
                 has = 1;
