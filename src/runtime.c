@@ -1,12 +1,17 @@
 /*
  * runtime.c - init/finalize, device info, synchronize, and the checks the
  * kernel-launch macros make before a launch.
+ *
+ * Compiled for plain x86-64, like cpu_check.c (src/CMakeLists.txt):
+ * duo_init asks whether the CPU has what the rest of duo was compiled
+ * for before it calls any of it.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_check.h"
 #include "profile.h"
 
 static int initialized;
@@ -88,11 +93,15 @@ duo_status duo_init(void)
 {
     if (initialized)
         return DUO_SUCCESS;
+    duo_status status = duo_cpu_check(duo_cpu_detect(), duo_cpu_required,
+                                      duo_cpu_target);
+    if (status != DUO_SUCCESS)
+        return status;
 #if defined(DUO_TWO_PATHS)
     /* The CUDA build chooses its path here (src/dispatch/runtime.c). */
-    duo_status status = duo_be_init();
+    status = duo_be_init();
 #else
-    duo_status status = cpu_build_init();
+    status = cpu_build_init();
 #endif
     if (status != DUO_SUCCESS)
         return status;

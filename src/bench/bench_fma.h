@@ -1,0 +1,77 @@
+/*
+ * bench_fma.h - duo-bench's fma group: what duo's one arithmetic costs in
+ * a compute-bound kernel (bench_fma.c).
+ *
+ * duo compiles a bare a*b+c as a product rounded before its sum on every
+ * backend (-ffp-contract=off, nvcc --fmad=false), so that it gives the
+ * same bits everywhere.  Fusing it into one fma is what nvcc does by
+ * default and what DUO_FAST_FMA=ON lets it do on the GPU; writing fmaf()
+ * gets the fused speed with the same bits everywhere.  The group times one
+ * kernel written both ways: 4 independent Horner chains of 64 steps per
+ * element (512 flops per 4-byte input), bare (duo's default) against
+ * fmaf (the yardstick: what fusion gives).  A ratio below 1 is the cost.
+ *
+ * The row, in duo-bench's terms, for each size n (GPU: 2^20, 2^24; CPU:
+ * 2^16, 2^20):
+ *
+ *   bench_fma f;
+ *   DUO_CHECK(bench_fma_setup(&f, n, new_seed(b)));
+ *   row *r = new_row(b, "fma", "horner f32", size);
+ *   r->region = "compute";
+ *   r->ys_name = "fmaf";
+ *   r->amount = bench_fma_flops(&f);
+ *   r->unit = "GFLOP/s";
+ *   r->unit_scale = 1e9;
+ *   bench_fma_bare(&f);
+ *   bench_fma_fused(&f);
+ *   r->check_ok = bench_fma_check(&f, r->check, sizeof r->check);
+ *   measure(b, bench_fma_bare, bench_fma_fused, &f, r);
+ *   finish_row(b, r);
+ *   bench_fma_teardown(&f);
+ *
+ * bench_fma.c holds kernels: nvcc compiles it in a CUDA build (hence the
+ * extern "C").
+ */
+#ifndef DUO_BENCH_FMA_H
+#define DUO_BENCH_FMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <duo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bench_fma {
+    size_t n;                 /* elements */
+    uint64_t seed;            /* x[i] = bench_value_f32(seed, i) */
+    float *x;                 /* device: inputs in (-1, 1) */
+    float *bare, *fused;      /* device: each kernel's outputs */
+} bench_fma;
+
+/* Device buffers for n >= 1 elements, the inputs filled from `seed`.
+ * On failure nothing is left allocated. */
+duo_status bench_fma_setup(bench_fma *f, size_t n, uint64_t seed);
+
+/* One launch of each kernel (bench_op's form: ctx is a bench_fma *);
+ * asynchronous on the GPU, a failed launch exits through DUO_CHECK. */
+void bench_fma_bare(void *ctx);
+void bench_fma_fused(void *ctx);
+
+/* Both kernels' last outputs against host references, bit for bit;
+ * `check` says what was compared (or the first difference).  1 when
+ * both match. */
+int bench_fma_check(const bench_fma *f, char *check, size_t size);
+
+/* Floating-point operations per launch (a fused step counts 2). */
+double bench_fma_flops(const bench_fma *f);
+
+void bench_fma_teardown(bench_fma *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
