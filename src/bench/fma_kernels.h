@@ -1,6 +1,6 @@
 /*
- * bench_fma.h - duo-bench's fma group: what duo's one arithmetic costs in
- * a compute-bound kernel (bench_fma.c).
+ * fma_kernels.h - the kernels of duo-bench's fma group (bench_fma.c):
+ * what duo's one arithmetic costs in a compute-bound kernel.
  *
  * duo compiles a bare a*b+c as a product rounded before its sum on every
  * backend (-ffp-contract=off, nvcc --fmad=false), so that it gives the
@@ -11,29 +11,13 @@
  * element (512 flops per 4-byte input), bare (duo's default) against
  * fmaf (the yardstick: what fusion gives).  A ratio below 1 is the cost.
  *
- * The row, in duo-bench's terms, for each size n (GPU: 2^20, 2^24; CPU:
- * 2^16, 2^20):
+ * bench_fma.c makes the group's rows from these.
  *
- *   bench_fma f;
- *   DUO_CHECK(bench_fma_setup(&f, n, new_seed(b)));
- *   row *r = new_row(b, "fma", "horner f32", size);
- *   r->region = "compute";
- *   r->ys_name = "fmaf";
- *   r->amount = bench_fma_flops(&f);
- *   r->unit = "GFLOP/s";
- *   r->unit_scale = 1e9;
- *   bench_fma_bare(&f);
- *   bench_fma_fused(&f);
- *   r->check_ok = bench_fma_check(&f, r->check, sizeof r->check);
- *   measure(b, bench_fma_bare, bench_fma_fused, &f, r);
- *   finish_row(b, r);
- *   bench_fma_teardown(&f);
- *
- * bench_fma.c holds kernels: nvcc compiles it in a CUDA build (hence the
+ * fma_kernels.c holds kernels: nvcc compiles it in a CUDA build (hence the
  * extern "C").
  */
-#ifndef DUO_BENCH_FMA_H
-#define DUO_BENCH_FMA_H
+#ifndef DUO_BENCH_FMA_KERNELS_H
+#define DUO_BENCH_FMA_KERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
