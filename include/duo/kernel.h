@@ -169,6 +169,8 @@ static inline size_t duo_cpu_reduce_part_size(size_t n)
     return part < DUO_CPU_REDUCE_MIN_PART ? DUO_CPU_REDUCE_MIN_PART : part;
 }
 
+#include <duo/kernel_validate.h>
+
 #if defined(__CUDACC__)
 #include <duo/kernel_cuda.h>
 #else
