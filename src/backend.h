@@ -14,6 +14,8 @@
  *                    failure watch.  Calls nothing of duo.
  *      dtype.c       duo_dtype_size.  Calls nothing of duo.
  *   2. capture.c     graph capture state and refusals.  Calls error.
+ *      registry.c    the live allocations of duo_malloc and
+ *                    duo_malloc_host.  Calls error.
  *   3. init_state.c  whether duo_init succeeded, DUO_DEVICE, the backend
  *                    reason; duo_require_init, duo_require_sync_call.
  *                    Calls capture, error.
@@ -27,7 +29,8 @@
  *   7. runtime.c     duo_init, duo_finalize, duo_synchronize, device
  *                    info and the launch hooks of the kernel macros:
  *                    sets what init_state.c holds, starts and finishes
- *                    the profiler and the backend.  Calls layers 1-6.
+ *                    the profiler and the backend, reports leaks.  Calls
+ *                    layers 1-6.
  *   8. distributed/  the distributed layer (and backend_cuda/dist.cu):
  *                    calls any of the above.
  */

@@ -4,9 +4,12 @@
  * others of the core library (backend.h): the state it sets lives in
  * init_state.c, where everything below reads it.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
+#include "registry.h"
 
 const char *duo_backend_name(void) { return duo_be_name(); }
 
@@ -75,6 +78,9 @@ duo_status duo_finalize(void)
     duo_set_initialized(0);
     duo_status backend = duo_be_finalize();
     duo_set_backend_reason("duo_init() has not run");
+    const char *leaks = getenv("DUO_LEAKS");
+    duo_registry_finalize(stderr, leaks != NULL && leaks[0] != '\0' &&
+                                      strcmp(leaks, "0") != 0);
     return backend != DUO_SUCCESS ? backend : profile;
 }
 

@@ -20,7 +20,7 @@ import sys
 # (layer, name, whether its modules may call each other), bottom to top.
 LAYERS = [
     (1, "bottom", False),
-    (2, "capture", False),
+    (2, "state", False),
     (3, "init_state", False),
     (4, "backend", True),
     (5, "profile", False),
@@ -42,9 +42,9 @@ def module_of(path):
         return rel, 8
     if rel.startswith(("backend_cpu/", "backend_cuda/", "dispatch/")):
         return rel, 4
-    fixed = {"error": 1, "dtype": 1, "capture": 2, "init_state": 3, "profile": 5,
-             "graph": 6, "memory": 6, "timer": 6, "reduce": 6, "gemm": 6,
-             "runtime": 7}
+    fixed = {"error": 1, "dtype": 1, "capture": 2, "registry": 2,
+             "init_state": 3, "profile": 5, "graph": 6, "memory": 6,
+             "timer": 6, "reduce": 6, "gemm": 6, "runtime": 7}
     return rel, fixed.get(rel)
 
 
