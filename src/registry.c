@@ -37,8 +37,8 @@ typedef struct record {
 
 typedef struct chunk {
     uint32_t count;
-    uintptr_t base[CHUNK]; /* sorted; base[i] == rec[i].base, apart for
-                              a search that reads few cache lines */
+    uintptr_t base[CHUNK]; /* sorted copies of rec[i].base, kept apart
+                              so that a search reads few cache lines */
     record rec[CHUNK];
 } chunk;
 
@@ -55,7 +55,7 @@ static unsigned freed_next;
 static const char *const alloc_fn[2] = {"duo_malloc", "duo_malloc_host"};
 static const char *const free_fn[2] = {"duo_free", "duo_free_host"};
 
-/* "file.c:123", or where the file is not known why. */
+/* "file.c:123"; where the file is not known, why not. */
 static const char *made_at(const record *r, char *buf, size_t size)
 {
     if (r->file == NULL)
