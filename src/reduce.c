@@ -7,15 +7,6 @@
 #include "profile.h"
 #include "validate.h"
 
-size_t duo_dtype_size(duo_dtype type)
-{
-    switch (type) {
-    case DUO_F32: case DUO_I32: return 4;
-    case DUO_F64: case DUO_I64: case DUO_U64: return 8;
-    }
-    return 0;
-}
-
 /* Region names, by [op][type] in enum order. */
 static const char *const reduce_regions[3][5] = {
     {"duo_reduce sum f32", "duo_reduce sum f64", "duo_reduce sum i32",
