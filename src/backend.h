@@ -13,7 +13,9 @@
  *   1. error.c       status names, the last error, duo_fail_at, the
  *                    failure watch.  Calls nothing of duo.
  *      dtype.c       duo_dtype_size.  Calls nothing of duo.
- *   2. capture.c     graph capture state and refusals.  Calls error.
+ *      cpu_required.c  what the build needs of the CPU.  Calls nothing.
+ *   2. cpu_check.c   duo_init's check of the CPU.  Calls error.
+ *      capture.c     graph capture state and refusals.  Calls error.
  *      registry.c    the live allocations of duo_malloc and
  *                    duo_malloc_host.  Calls error.
  *   3. init_state.c  whether duo_init succeeded, DUO_DEVICE, the backend
@@ -22,17 +24,21 @@
  *   4. the backend   backend_cpu/, backend_cuda/ (but dist.cu) and, in a
  *                    CUDA build, src/dispatch/: the duo_be_* below.
  *                    Calls init_state, capture, error.
- *   5. profile.c     the built-in profiler.  Calls layers 1-4.
- *   6. the calls     graph.c, memory.c, timer.c, reduce.c, gemm.c: the
- *                    public functions of their names.  Calls layers 1-5,
- *                    not each other.
- *   7. runtime.c     duo_init, duo_finalize, duo_synchronize, device
+ *   5. shared checks validate*.c (DUO_VALIDATE) and prim_check.c (the
+ *                    primitives' argument checks), used by the calls.
+ *                    Calls layers 1-4 and each other.
+ *   6. profile.c     the built-in profiler.  Calls layers 1-5.
+ *   7. the calls     graph.c, memory.c, timer.c, reduce.c, gemm.c,
+ *                    sort.c, select.c, histogram.c, scan.c: the public
+ *                    functions of their names.  Calls layers 1-6, not
+ *                    each other.
+ *   8. runtime.c     duo_init, duo_finalize, duo_synchronize, device
  *                    info and the launch hooks of the kernel macros:
  *                    sets what init_state.c holds, starts and finishes
- *                    the profiler and the backend, reports leaks.  Calls
- *                    layers 1-6.
- *   8. distributed/  the distributed layer (and backend_cuda/dist.cu):
- *                    calls any of the above.
+ *                    the profiler, validation and the backend, reports
+ *                    leaks.  Calls layers 1-7.
+ *   9. on top        check.c (duo/check.h) and distributed/ (and
+ *                    backend_cuda/dist.cu): call any of the above.
  */
 #ifndef DUO_BACKEND_H
 #define DUO_BACKEND_H

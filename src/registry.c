@@ -409,29 +409,21 @@ static void view_of(const record *r, duo_alloc_view *out)
 
 int duo_registry_find(const void *p, duo_alloc_view *out)
 {
-    uint32_t below, above;
+    const record *below, *above;
     neighbours((uintptr_t)p, &below, &above);
-    if (below == NIL || (uintptr_t)p - nodes[below].r.base >=
-                            nodes[below].r.bytes)
+    if (below == NULL || (uintptr_t)p - below->base >= below->bytes)
         return 0;
-    view_of(&nodes[below].r, out);
+    view_of(below, out);
     return 1;
-}
-
-static void each_in(uint32_t t, void (*fn)(const duo_alloc_view *, void *),
-                    void *ctx)
-{
-    if (t == NIL)
-        return;
-    each_in(nodes[t].left, fn, ctx);
-    duo_alloc_view v;
-    view_of(&nodes[t].r, &v);
-    fn(&v, ctx);
-    each_in(nodes[t].right, fn, ctx);
 }
 
 void duo_registry_each(void (*fn)(const duo_alloc_view *, void *),
                        void *ctx)
 {
-    each_in(root, fn, ctx);
+    for (uint32_t c = 0; c < nchunks; ++c)
+        for (uint32_t i = 0; i < chunks[c]->count; ++i) {
+            duo_alloc_view v;
+            view_of(&chunks[c]->rec[i], &v);
+            fn(&v, ctx);
+        }
 }

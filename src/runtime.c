@@ -72,7 +72,11 @@ duo_status duo_init(void)
     duo_set_initialized(1);
     status = duo_profile_init_from_env();
     if (status == DUO_SUCCESS)
+#if defined(DUO_TWO_PATHS)
         status = duo_validate_init(!duo_host_path());
+#else
+        status = duo_validate_init(0);
+#endif
     if (status != DUO_SUCCESS) {
         duo_set_initialized(0);
         duo_profile_finish();

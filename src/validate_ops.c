@@ -62,7 +62,9 @@ static const char *const op_names[3] = {"sum", "min", "max"};
 
 /* ---- the reference run's surroundings ------------------------------ */
 
+#ifdef _OPENMP
 static int saved_threads;
+#endif
 
 static void reference_begin(void)
 {
@@ -148,13 +150,12 @@ duo_status duo_vd_reduce(duo_reduce_op op, duo_dtype type, const void *x,
     if (status != DUO_SUCCESS)
         return status;
     const double t0 = duo_vd_now();
-    const size_t size = duo_dtype_size(type);
     unsigned char ref[8];
     int ok = 1;
     reference_begin();
     if (duo_vd_gpu()) {
 #if defined(DUO_TWO_PATHS)
-        void *hx = host_copy(x, n * size);
+        void *hx = host_copy(x, n * duo_dtype_size(type));
         ok = hx != NULL &&
              duo_host_be_reduce(op, type, hx, n, ref) == DUO_SUCCESS;
         free(hx);
@@ -181,14 +182,13 @@ duo_status duo_vd_reduce_arg(duo_reduce_op op, duo_dtype type,
     if (status != DUO_SUCCESS)
         return status;
     const double t0 = duo_vd_now();
-    const size_t size = duo_dtype_size(type);
     unsigned char ref[8];
     size_t ref_index = 0;
     int ok = 1;
     reference_begin();
     if (duo_vd_gpu()) {
 #if defined(DUO_TWO_PATHS)
-        void *hx = host_copy(x, n * size);
+        void *hx = host_copy(x, n * duo_dtype_size(type));
         ok = hx != NULL && duo_host_be_reduce_arg(op, type, hx, n, &ref_index,
                                                   ref) == DUO_SUCCESS;
         free(hx);

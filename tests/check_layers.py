@@ -23,10 +23,11 @@ LAYERS = [
     (2, "state", False),
     (3, "init_state", False),
     (4, "backend", True),
-    (5, "profile", False),
-    (6, "calls", False),
-    (7, "runtime", False),
-    (8, "distributed", True),
+    (5, "shared", True),
+    (6, "profile", False),
+    (7, "calls", False),
+    (8, "runtime", False),
+    (9, "top", True),
 ]
 GROUPED = {layer: grouped for layer, _, grouped in LAYERS}
 LAYER_NAME = {layer: name for layer, name, _ in LAYERS}
@@ -39,12 +40,15 @@ def module_of(path):
     rel = rel.replace("__/", "")
     rel = re.sub(r"\.(c|cu)\.o(bj)?$", "", rel)
     if rel.startswith("distributed/") or rel == "backend_cuda/dist":
-        return rel, 8
+        return rel, 9
     if rel.startswith(("backend_cpu/", "backend_cuda/", "dispatch/")):
         return rel, 4
-    fixed = {"error": 1, "dtype": 1, "capture": 2, "registry": 2,
-             "init_state": 3, "profile": 5, "graph": 6, "memory": 6,
-             "timer": 6, "reduce": 6, "gemm": 6, "runtime": 7}
+    fixed = {"error": 1, "dtype": 1, "cpu_required": 1, "cpu_check": 2,
+             "capture": 2, "registry": 2, "init_state": 3,
+             "validate": 5, "validate_launch": 5, "validate_ops": 5,
+             "prim_check": 5, "profile": 6, "graph": 7, "memory": 7,
+             "timer": 7, "reduce": 7, "gemm": 7, "sort": 7, "select": 7,
+             "histogram": 7, "scan": 7, "runtime": 8, "check": 9}
     return rel, fixed.get(rel)
 
 

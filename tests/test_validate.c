@@ -195,7 +195,12 @@ int main(int argc, char **argv)
     run_kernels(&checked, gpu);
     CHECK_OK(duo_finalize());
     unsetenv("DUO_VALIDATE_REPORT");
-    CHECK_MSG(memcmp(&plain, &checked, sizeof plain) == 0,
+    /* prefix races with several threads: its p is not a function of
+     * its inputs there, in a plain run or a validated one. */
+    CHECK_MSG(memcmp(plain.y, checked.y, sizeof plain.y) == 0 &&
+                  memcmp(plain.v, checked.v, sizeof plain.v) == 0 &&
+                  (threads >= 2 ||
+                   memcmp(plain.p, checked.p, sizeof plain.p) == 0),
               "a validated run left other results than a plain one");
 
     char *text = slurp(report);
