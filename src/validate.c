@@ -161,8 +161,8 @@ void duo_validate_finalize(void)
     if (at < (int)sizeof line)
         snprintf(line + at, sizeof line - (size_t)at,
                  "; %.1f MB compared; %.3f s of the %.3f s since duo_init "
-                 "spent checking\n", (double)mode.bytes / 1e6, mode.seconds,
-                 total);
+                 "in checked operations (both runs, copies, comparisons)\n",
+                 (double)mode.bytes / 1e6, mode.seconds, total);
     emit(line);
     if (mode.report != NULL)
         fclose(mode.report);
