@@ -8,7 +8,8 @@
  *    would see, edge halos left alone;
  *  - duo_dist_reduce / _arg for every type and op, on arrays split evenly
  *    and unevenly (empty pieces, pieces inside one chunk, chunks split
- *    three ways), with NaN, -0 and ties: bit for bit equal to the
+ *    three ways, pieces and arrays ending on chunk boundaries or one
+ *    element off them), with NaN, -0 and ties: bit for bit equal to the
  *    contract computed on one rank from duo_reduce (so equal for every
  *    rank count), to duo_reduce on the whole array when n <=
  *    DUO_DIST_CHUNK, and close to an independent long double sum;
@@ -447,14 +448,38 @@ static int same_result(duo_reduce_op op, duo_dtype type, const void *a,
     return memcmp(a, b, size) == 0;
 }
 
+/* Where split() mode 2 starts rank q's piece: one element before, at or
+ * one element after (by q % 3) a chunk boundary, the chunks dealt out
+ * evenly; clipped to n. */
+static size_t near_boundary(size_t n, int q)
+{
+    if (q == 0)
+        return 0;
+    const size_t chunks = (n + DUO_DIST_CHUNK - 1) / DUO_DIST_CHUNK;
+    const size_t per = (chunks + (size_t)size_ - 1) / (size_t)size_;
+    const size_t at = (size_t)q * per * DUO_DIST_CHUNK + (size_t)(q % 3);
+    return at < 1 ? 0 : at - 1 > n ? n : at - 1;
+}
+
 /* This rank's piece under split `how`: 0 even blocks; 1 uneven, rank r
  * getting a share growing with r, rank 0 nothing when size > 1 (so
- * pieces are empty, inside one chunk, or spanning several). */
+ * pieces are empty, inside one chunk, or spanning several); 2 pieces
+ * that begin and end on chunk boundaries or one element off them
+ * (near_boundary). */
 static duo_dist_range split(size_t n, int how)
 {
     duo_dist_range r;
     if (how == 0) {
         CHECK_OK(duo_dist_block_1d(n, size_, rank_, &r));
+        return r;
+    }
+    if (how == 2) {
+        const size_t begin = near_boundary(n, rank_);
+        const size_t end =
+            rank_ + 1 == size_ ? n : near_boundary(n, rank_ + 1);
+        CHECK_OK(duo_dist_range_make(end - begin, &r));
+        CHECK_EQ_U64(r.n, n);
+        CHECK_EQ_U64(r.begin, begin);
         return r;
     }
     size_t weight_all = 0, before = 0;
@@ -553,6 +578,25 @@ static void test_reduce_case(duo_dtype type, size_t n, int flavour, int how,
     free(host);
 }
 
+/* The chunks' bits where they meet: the whole array and each rank's
+ * piece one element either side of chunk boundaries, last chunks of 1
+ * element, of the lengths where duo_reduce's one-block kernel takes over
+ * (4096 f32 or 2048 f64 elements and below, backend_cuda/reduce.cu), and
+ * of a whole chunk; every type, op and split. */
+static void test_reduce_chunk_edges(uint64_t *seed)
+{
+    const size_t C = DUO_DIST_CHUNK;
+    const size_t ns[] = {C - 1,        C + 1,        2 * C - 1,
+                         2 * C,        2 * C + 1,    3 * C - 1,
+                         3 * C + 1,    C + 2048,     C + 2049,
+                         2 * C + 4096, 2 * C + 4097, 4 * C};
+    for (int t = 0; t < 5; ++t)
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; ++k)
+            for (int how = 0; how < 3; ++how)
+                test_reduce_case((duo_dtype)t, ns[k], how == 1 ? 3 : 0, how,
+                                 ++*seed);
+}
+
 static void test_reduce(void)
 {
     static const size_t ns[] = {0,     1,     2,     3,     7,
@@ -577,6 +621,7 @@ static void test_reduce(void)
     }
     for (int t = 2; t < 5; ++t)
         test_reduce_case((duo_dtype)t, 3 * 65536 + 17, 3, 0, ++seed);
+    test_reduce_chunk_edges(&seed);
 }
 
 /* duo_graph_capture's body for the capture refusal below: one reduce. */
