@@ -148,16 +148,21 @@ static double cell(size_t row, size_t col)
 enum halo_form {
     HALO_SYNC,         /* duo_memcpy, duo_dist_halo_exchange, duo_memcpy */
     HALO_ASYNC,        /* the same on the default stream, async forms     */
-    HALO_ASYNC_STREAM  /* async copies and exchange on a stream of its own,
+    HALO_ASYNC_STREAM, /* async copies and exchange on a stream of its own,
                           one wait at the end: the exchange must read the
                           rows after the upload and finish before the
                           download */
+    HALO_SYNC_STREAM   /* the field copied in from a device copy on a
+                          stream of its own, not waited for, then
+                          duo_dist_halo_exchange: it must read the rows
+                          after work on every stream */
 };
 
 static void test_halo_case(duo_dtype type, size_t rows, size_t cols,
                            enum halo_form form)
 {
-    static const char *const forms[] = {"sync", "async", "async stream"};
+    static const char *const forms[] = {"sync", "async", "async stream",
+                                        "sync after stream"};
     test_set_context("rank %d/%d halo %s %s %zu x %zu", rank_, size_,
                      forms[form], type == DUO_F32 ? "f32" : "f64", rows,
                      cols);
@@ -183,6 +188,17 @@ static void test_halo_case(duo_dtype type, size_t rows, size_t cols,
         test_to_device(dev, h, len * esz);
         CHECK_OK(duo_dist_halo_exchange(type, dev, &d));
         test_to_host(got, dev, len * esz);
+    } else if (form == HALO_SYNC_STREAM) {
+        void *copy = test_device_alloc(len * esz);
+        test_to_device(copy, h, len * esz);
+        duo_stream st = NULL;
+        CHECK_OK(duo_stream_create(&st));
+        CHECK_OK(duo_memcpy_async(dev, copy, len * esz, DUO_DEVICE_TO_DEVICE,
+                                  st));
+        CHECK_OK(duo_dist_halo_exchange(type, dev, &d));
+        test_to_host(got, dev, len * esz);
+        CHECK_OK(duo_stream_destroy(st));
+        CHECK_OK(duo_free(copy));
     } else {
         duo_stream st = NULL;
         if (form == HALO_ASYNC_STREAM)
@@ -232,7 +248,7 @@ static void test_halo(void)
 {
     const size_t sizes[][2] = {{(size_t)size_, 1}, {(size_t)size_, 5},
                                {7, 3}, {13, 257}};
-    for (int form = HALO_SYNC; form <= HALO_ASYNC_STREAM; ++form)
+    for (int form = HALO_SYNC; form <= HALO_SYNC_STREAM; ++form)
         for (int t = 0; t < 2; ++t)
             for (int s = 0; s < 4; ++s)
                 if (sizes[s][0] >= (size_t)size_)
