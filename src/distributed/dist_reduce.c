@@ -36,6 +36,7 @@
 
 #include "comm.h"
 #include "dist_internal.h"
+#include "profile.h"
 
 enum { KIND_REDUCE = 1, KIND_ARG = 2, KIND_GATHER = 3 };
 
@@ -582,10 +583,16 @@ static duo_status queue_chunks(int kind, duo_reduce_op op, duo_dtype type,
         &seg_scratch, duo_be_reduce_segments_scratch(type, arg, len, count));
     if (st != DUO_SUCCESS)
         return st;
-    return duo_be_reduce_segments(op, type, arg, x, len, count,
-                                  (uint64_t *)dev_words.p +
-                                      slot * (arg ? 2 : 1),
-                                  seg_scratch.p, NULL);
+    const int region = duo_profile_open(
+        arg ? "duo_dist_reduce_arg chunks" : "duo_dist_reduce chunks",
+        DUO_REGION_REDUCE, NULL);
+    st = duo_be_reduce_segments(op, type, arg, x, len, count,
+                                (uint64_t *)dev_words.p + slot * (arg ? 2 : 1),
+                                seg_scratch.p, NULL);
+    duo_profile_close(region, NULL,
+                      (double)(len * count * duo_dtype_size(type)),
+                      (double)(len * count));
+    return st;
 }
 
 /* Steps 1 and 2 of the file comment: the words of the chunks this rank
