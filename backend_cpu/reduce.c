@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "reduce_order.h"
@@ -42,9 +43,19 @@
         (out) = warps_[0];                                          \
     } while (0)
 
+/* Chunks of duo's order for n elements of `lanes` lanes (step 2). */
+static size_t part_count(size_t n, size_t lanes)
+{
+    const size_t chunk = duo_reduce_steps(n, lanes) * lanes;
+    return (n + chunk - 1) / chunk;
+}
+
 /*
- * name_chunk(x, n, c): steps 2-4 for chunk c.  name_all(x, n, &out):
- * every chunk, then step 5.  In is the element type, Acc the accumulator.
+ * name_chunk(x, n, c): steps 2-4 for chunk c.  name_fold(x, n, part,
+ * parallel, &out): every chunk (OpenMP threads share them where
+ * `parallel`), their partials in part[], then step 5.  name_all(x, n,
+ * &out): name_fold with partials of its own.  name_segments: see
+ * duo_be_reduce_segments.  In is the element type, Acc the accumulator.
  */
 #define DEFINE_REDUCE(name, In, Acc, OP, IDENTITY)                           \
     enum {                                                                   \
@@ -85,18 +96,14 @@
         BLOCK_FOLD(Acc, thread, DUO_REDUCE_THREADS, OP, out);                \
         return out;                                                          \
     }                                                                        \
-    static duo_status name##_all(const In *x, size_t n, Acc *out)            \
+    static void name##_fold(const In *x, size_t n, Acc *part, int parallel,  \
+                            Acc *out)                                        \
     {                                                                        \
         const size_t steps = duo_reduce_steps(n, name##_LANES);              \
         const size_t chunk = steps * name##_LANES;                           \
         const size_t chunks = (n + chunk - 1) / chunk;                       \
-        Acc small[64];                                                       \
-        Acc *part = chunks <= 64 ? small                                     \
-                                 : (Acc *)malloc(chunks * sizeof(Acc));      \
-        if (part == NULL)                                                    \
-            return duo_fail(DUO_ERROR_OUT_OF_MEMORY, "duo_reduce",           \
-                            "no memory for %zu partial results", chunks);    \
-        OMP(parallel for schedule(static) if (chunks > 1))                   \
+        (void)parallel; /* the serial build has no threads to share */      \
+        OMP(parallel for schedule(static) if (parallel && chunks > 1))       \
         for (size_t c = 0; c < chunks; ++c)                                  \
             part[c] = name##_chunk(x, n, steps, c);                          \
         Acc final[DUO_REDUCE_FINAL_THREADS];                                 \
@@ -106,8 +113,40 @@
             final[c % DUO_REDUCE_FINAL_THREADS] =                            \
                 OP(final[c % DUO_REDUCE_FINAL_THREADS], part[c]);            \
         BLOCK_FOLD(Acc, final, DUO_REDUCE_FINAL_THREADS, OP, *out);          \
+    }                                                                        \
+    static duo_status name##_all(const In *x, size_t n, Acc *out)            \
+    {                                                                        \
+        const size_t chunks = part_count(n, name##_LANES);                   \
+        Acc small[64];                                                       \
+        Acc *part = chunks <= 64 ? small                                     \
+                                 : (Acc *)malloc(chunks * sizeof(Acc));      \
+        if (part == NULL)                                                    \
+            return duo_fail(DUO_ERROR_OUT_OF_MEMORY, "duo_reduce",           \
+                            "no memory for %zu partial results", chunks);    \
+        name##_fold(x, n, part, 1, out);                                     \
         if (part != small)                                                   \
             free(part);                                                      \
+        return DUO_SUCCESS;                                                  \
+    }                                                                        \
+    static duo_status name##_segments(const In *x, size_t len, size_t count, \
+                                      uint64_t *words)                       \
+    {                                                                        \
+        const size_t chunks = part_count(len, name##_LANES);                 \
+        Acc *part = (Acc *)malloc(count * chunks * sizeof(Acc));             \
+        if (part == NULL)                                                    \
+            return duo_fail(DUO_ERROR_OUT_OF_MEMORY, "duo_reduce",           \
+                            "no memory for %zu partial results",             \
+                            count * chunks);                                 \
+        /* The segments shared among the threads; one alone shares its  */ \
+        /* chunks instead.                                               */ \
+        OMP(parallel for schedule(static) if (count > 1))                    \
+        for (size_t s = 0; s < count; ++s) {                                 \
+            Acc v;                                                           \
+            name##_fold(x + s * len, len, part + s * chunks, count == 1, &v); \
+            words[s] = 0;                                                    \
+            memcpy(&words[s], &v, sizeof v);                                 \
+        }                                                                    \
+        free(part);                                                          \
         return DUO_SUCCESS;                                                  \
     }
 
@@ -282,14 +321,15 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
                                              (b.v == a.v && b.i < a.i)));    \
         return take ? b : a;                                                 \
     }                                                                        \
-    static name##_pair name##_all(const In *x, size_t n)                     \
+    static name##_pair name##_all(const In *x, size_t n, int parallel)       \
     {                                                                        \
         const size_t CHUNK = duo_reduce_steps(n, DUO_REDUCE_LANES(sizeof(In))) * \
                              DUO_REDUCE_LANES(sizeof(In));                   \
         const name##_pair none = {IDENTITY, UINT64_MAX};                     \
         const size_t chunks = (n + CHUNK - 1) / CHUNK;                       \
         name##_pair best = none;                                             \
-        OMP(parallel if (chunks > 1))                                        \
+        (void)parallel; /* the serial build has no threads to share */      \
+        OMP(parallel if (parallel && chunks > 1))                            \
         {                                                                    \
             name##_pair mine = none;                                         \
             OMP(for schedule(static) nowait)                                 \
@@ -304,6 +344,18 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
             best = name##_op(best, mine);                                    \
         }                                                                    \
         return best;                                                         \
+    }                                                                        \
+    static void name##_segments(const In *x, size_t len, size_t count,      \
+                                uint64_t *words)                             \
+    {                                                                        \
+        OMP(parallel for schedule(static) if (count > 1))                    \
+        for (size_t s = 0; s < count; ++s) {                                 \
+            const name##_pair best =                                         \
+                name##_all(x + s * len, len, count == 1);                    \
+            words[2 * s] = best.i;                                           \
+            words[2 * s + 1] = 0;                                            \
+            memcpy(&words[2 * s + 1], &best.v, sizeof best.v);               \
+        }                                                                    \
     }
 
 #define LESS(a, b) ((a) < (b))
@@ -325,7 +377,7 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
 {
 #define CASE(opname, name, In, T)                                       \
     if (op == opname && type == DUO_##In) {                             \
-        const name##_pair best = name##_all((const T *)x, n);           \
+        const name##_pair best = name##_all((const T *)x, n, 1);        \
         *index = (size_t)best.i;                                        \
         if (value != NULL)                                              \
             *(T *)value = best.v;                                       \
@@ -345,4 +397,68 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
     return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
                     "no index reduction for op %d on type %d", (int)op,
                     (int)type);
+}
+
+/* ------------------------------------------------------------------ */
+/* Segments (the distributed layer's chunks)                           */
+
+duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
+                                  const void *x, size_t len, size_t count,
+                                  uint64_t *words, void *scratch,
+                                  duo_stream stream)
+{
+    (void)scratch;
+    (void)stream;
+#define SEG(opname, name, In)                                               \
+    if (op == opname && type == DUO_##In)                                   \
+        return name##_segments((const void *)x, len, count, words)
+#define ARG_SEG(opname, name, In)                                           \
+    if (op == opname && type == DUO_##In) {                                 \
+        name##_segments((const void *)x, len, count, words);                \
+        return DUO_SUCCESS;                                                 \
+    }
+    if (arg) {
+        ARG_SEG(DUO_MIN, argmin_f32, F32)
+        ARG_SEG(DUO_MIN, argmin_f64, F64)
+        ARG_SEG(DUO_MIN, argmin_i32, I32)
+        ARG_SEG(DUO_MIN, argmin_i64, I64)
+        ARG_SEG(DUO_MIN, argmin_u64, U64)
+        ARG_SEG(DUO_MAX, argmax_f32, F32)
+        ARG_SEG(DUO_MAX, argmax_f64, F64)
+        ARG_SEG(DUO_MAX, argmax_i32, I32)
+        ARG_SEG(DUO_MAX, argmax_i64, I64)
+        ARG_SEG(DUO_MAX, argmax_u64, U64)
+    } else {
+        SEG(DUO_SUM, sum_f32, F32);
+        SEG(DUO_SUM, sum_f64, F64);
+        SEG(DUO_SUM, sum_i32, I32);
+        SEG(DUO_SUM, sum_i64, I64);
+        SEG(DUO_SUM, sum_u64, U64);
+        SEG(DUO_MIN, min_f32, F32);
+        SEG(DUO_MIN, min_f64, F64);
+        SEG(DUO_MIN, min_i32, I32);
+        SEG(DUO_MIN, min_i64, I64);
+        SEG(DUO_MIN, min_u64, U64);
+        SEG(DUO_MAX, max_f32, F32);
+        SEG(DUO_MAX, max_f64, F64);
+        SEG(DUO_MAX, max_i32, I32);
+        SEG(DUO_MAX, max_i64, I64);
+        SEG(DUO_MAX, max_u64, U64);
+    }
+#undef SEG
+#undef ARG_SEG
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_segments",
+                    "no %sreduction for op %d on type %d", arg ? "index " : "",
+                    (int)op, (int)type);
+}
+
+/* Host memory: the work needs no device scratch. */
+size_t duo_be_reduce_segments_scratch(duo_dtype type, int arg, size_t len,
+                                      size_t count)
+{
+    (void)type;
+    (void)arg;
+    (void)len;
+    (void)count;
+    return 0;
 }

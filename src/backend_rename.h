@@ -48,6 +48,9 @@
 #define duo_be_compact DUO_BE_RENAMED_(compact)
 #define duo_be_scan DUO_BE_RENAMED_(scan)
 #define duo_be_histogram DUO_BE_RENAMED_(histogram)
+#define duo_be_reduce_segments DUO_BE_RENAMED_(reduce_segments)
+#define duo_be_reduce_segments_scratch \
+    DUO_BE_RENAMED_(reduce_segments_scratch)
 #define duo_be_capture_queues_work DUO_BE_RENAMED_(capture_queues_work)
 #define duo_be_graph_begin DUO_BE_RENAMED_(graph_begin)
 #define duo_be_graph_end DUO_BE_RENAMED_(graph_end)
