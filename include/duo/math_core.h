@@ -137,6 +137,21 @@ DUO_DEVICE int duo_m_isnan_(float x)
     return (duo_m_f2u_(x) & 0x7fffffffu) > 0x7f800000u;
 }
 
+DUO_DEVICE int duo_m_isnan_d_(double x)
+{
+    return (duo_m_d2u_(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+}
+
+DUO_DEVICE double duo_m_qnan_d_(double x)
+{
+    return duo_m_u2d_(duo_m_d2u_(x) | 0x0008000000000000ull);
+}
+
+DUO_DEVICE double duo_m_nan_d_(void)
+{
+    return duo_m_u2d_(0x7ff8000000000000ull);
+}
+
 /* ------------------------------------------------------------------ */
 /* Arithmetic that no compiler fuses                                   */
 
@@ -152,6 +167,16 @@ DUO_DEVICE double duo_m_mul_(double a, double b)
 DUO_DEVICE double duo_m_fma_(double a, double b, double c)
 {
     return fma(a, b, c);
+}
+
+/* x 2^e for any int e, rounded once (into the subnormals if need be). */
+DUO_DEVICE double duo_m_ldexp_(double x, int e)
+{
+    if (e > 1023)
+        return duo_m_mul_(duo_m_mul_(x, 0x1p1023), duo_m_pow2_(e - 1023));
+    if (e < -1022)
+        return duo_m_mul_(duo_m_mul_(x, duo_m_pow2_(e + 200)), 0x1p-200);
+    return duo_m_mul_(x, duo_m_pow2_(e));
 }
 
 /* s + e = a + b exactly, s = RN(a + b) (Knuth's TwoSum). */

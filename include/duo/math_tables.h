@@ -41,6 +41,11 @@
 #define DUO_M_LN2_64_HI 0x1.62e42fefa0000p-7
 /* log(2)/64 - hi */
 #define DUO_M_LN2_64_LO 0x1.cf79abc9e3b3ap-46
+/* log(2)/64 = HI + LO + LO2 for double arguments: HI has 36 bits, so
+ * k * HI is exact for |k| < 2^17. */
+#define DUO_M_LN2_64_D_HI 0x1.62e42fefa0000p-7
+#define DUO_M_LN2_64_D_LO 0x1.cf79abc9e3b3ap-46
+#define DUO_M_LN2_64_D_LO2 -0x1.ff0342542fc33p-100
 /* pi/64 = P1 + P2 + P3 for Cody-Waite reduction of |x| < 2^15: P1 and P2
  * have 32 bits, so k * P1 and k * P2 are exact for k < 2^21. */
 #define DUO_M_PIO64_P1 0x1.921fb54400000p-5

@@ -5,7 +5,7 @@
  *
  * duo_math_eval(f, x, y) is callable in kernels; y is read only by the
  * two-argument functions.  sincosf appears twice: its sine and its
- * cosine.
+ * cosine.  duo_math_eval_d(f, x) likewise for the double functions.
  */
 #ifndef DUO_TESTS_MATH_FUNCS_H
 #define DUO_TESTS_MATH_FUNCS_H
@@ -55,6 +55,21 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
     case MF_ATAN2F: return duo_atan2f(x, y);
     case MF_HYPOTF: return duo_hypotf(x, y);
     default: return 0.0f;
+    }
+}
+
+/* The double functions, by number (at most 1 ulp, the same bits
+ * everywhere). */
+enum { MD_EXP, MD_LOG, MD_COUNT };
+
+static const char *const md_names[MD_COUNT] = {"exp", "log"};
+
+DUO_DEVICE double duo_math_eval_d(int f, double x)
+{
+    switch (f) {
+    case MD_EXP: return duo_exp(x);
+    case MD_LOG: return duo_log(x);
+    default: return 0.0;
     }
 }
 

@@ -65,3 +65,38 @@ void mf_sample(float *x, float *y, size_t n, uint64_t seed)
         }
     }
 }
+
+static const uint64_t special_d[] = {
+    0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull,
+    0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000001ull,
+    0x7ff0000000000001ull, 0x0000000000000001ull, 0x000fffffffffffffull,
+    0x0010000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
+    0x3ff0000000000000ull, 0xbff0000000000000ull, 0x3fefffffffffffffull,
+    0x3ff0000000000001ull, 0x40862e42fefa39efull, 0x40862e42fefa39f0ull,
+    0xc0874385446d71c3ull, 0xc0874910d52d3051ull, 0xc0874910d52d3052ull,
+    0xc086232bdd7abcd2ull, 0x4024000000000000ull, 0x3fe0000000000000ull,
+};
+
+void mf_sample_d(double *x, size_t n, uint64_t seed)
+{
+    const size_t ns = sizeof special_d / sizeof special_d[0];
+    test_rng rng;
+    test_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; ++i) {
+        if (i < ns) {
+            x[i] = test_f64_from_bits(special_d[i]);
+            continue;
+        }
+        switch (test_rng_u32(&rng) % 3) {
+        case 0:
+            x[i] = test_f64_from_bits(test_rng_u64(&rng));
+            break;
+        case 1:
+            x[i] = 800.0 * test_rng_uniform(&rng);
+            break;
+        default:
+            x[i] = test_rng_wide(&rng, -60, 60);
+            break;
+        }
+    }
+}

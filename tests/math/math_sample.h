@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Number of special values; the sample starts with all their pairs
  * (x = special[i], y = special[j]). */
 size_t mf_special_count(void);
@@ -18,5 +22,14 @@ uint32_t mf_special_bits(size_t i);
 
 /* Fills x[0..n) and y[0..n). */
 void mf_sample(float *x, float *y, size_t n, uint64_t seed);
+
+/* Doubles for the double functions: special values (zeros, infinities,
+ * NaNs, subnormals, overflow and underflow thresholds, around 1), then
+ * uniform bit patterns, moderate values and values over all exponents. */
+void mf_sample_d(double *x, size_t n, uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* DUO_TESTS_MATH_SAMPLE_H */

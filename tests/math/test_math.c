@@ -8,6 +8,10 @@
  * the correctly rounded bits), NaN bits as math.h promises, sincosf
  * equal to sinf and cosf, and C Annex F's special cases.
  *
+ * The double functions likewise on 2^18 arguments: kernel bits equal to
+ * the host's, within 1 ulp of glibc (both are within 1 ulp of the exact
+ * value: one of its two neighbours), NaNs and Annex F.
+ *
  * Also checks that this build does not contract a * b + c into an fma in
  * kernels: math.h is immune, but user kernels would part ways between
  * the GPU and the CPU (nvcc contracts unless --fmad=false).
@@ -20,6 +24,7 @@
 #include "test_util.h"
 
 #define NSAMPLE ((size_t)1 << 20)
+#define NSAMPLE_D ((size_t)1 << 18)
 #define GUARD 16
 
 DUO_KERNEL(math_eval, size_t n, int f, const float *DUO_RESTRICT x,
@@ -27,6 +32,13 @@ DUO_KERNEL(math_eval, size_t n, int f, const float *DUO_RESTRICT x,
 {
     DUO_FOR(i, n)
         out[i] = duo_math_eval(f, x[i], y[i]);
+}
+
+DUO_KERNEL(math_eval_d, size_t n, int f, const double *DUO_RESTRICT x,
+           double *DUO_RESTRICT out)
+{
+    DUO_FOR(i, n)
+        out[i] = duo_math_eval_d(f, x[i]);
 }
 
 /* a * b + c as written: rounded twice unless the compiler contracts. */
@@ -274,6 +286,92 @@ static void test_annex_f(void)
     test_set_context("%s", "");
 }
 
+static int64_t ordered_d(double v)
+{
+    uint64_t u = test_bits_f64(v);
+    return u >> 63 ? -(int64_t)(u & 0x7fffffffffffffffull) : (int64_t)u;
+}
+
+static double libm_of_d(int f, double x)
+{
+    return f == MD_EXP ? exp(x) : log(x);
+}
+
+/* The double functions: kernel vs host bits at several sizes, then the
+ * host results against glibc, NaN bits and Annex F. */
+static void test_double_functions(void)
+{
+    const size_t sizes[] = {0, 1, 1009, NSAMPLE_D};
+    const size_t bytes = (NSAMPLE_D + GUARD) * sizeof(double);
+    double *x = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
+    double *h = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
+    double *got = (double *)test_xmalloc(bytes);
+    mf_sample_d(x, NSAMPLE_D, 31);
+    double *dx = (double *)to_device(x, NSAMPLE_D * sizeof(double));
+    double *dout = (double *)test_device_alloc(bytes);
+    for (int f = 0; f < MD_COUNT; ++f) {
+        for (size_t i = 0; i < NSAMPLE_D; ++i)
+            h[i] = duo_math_eval_d(f, x[i]);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+            const size_t n = sizes[s];
+            test_set_context("%s in a kernel, n = %zu", md_names[f], n);
+            CHECK_OK(duo_memset(dout, TEST_POISON_BYTE, bytes));
+            CHECK_OK(DUO_LAUNCH(math_eval_d, n, n, f, dx, dout));
+            test_poison_f64(got, NSAMPLE_D + GUARD);
+            test_to_host(got, dout, (n + GUARD) * sizeof(double));
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < n; ++i)
+                if (test_bits_f64(got[i]) != test_bits_f64(h[i]) && !bad++)
+                    first = i;
+            CHECK_MSG(bad == 0, "%zu of %zu results differ from the host; "
+                      "first %s(%a): kernel %a, host %a", bad, n,
+                      md_names[f], x[first], got[first], h[first]);
+            for (size_t i = n; i < n + GUARD; ++i)
+                CHECK_MSG(test_is_poison_f64(got[i]), "element %zu past n "
+                          "was written", i);
+        }
+        test_set_context("%s on the host vs glibc", md_names[f]);
+        size_t bad = 0;
+        for (size_t i = 0; i < NSAMPLE_D && bad < 5; ++i) {
+            double want = libm_of_d(f, x[i]);
+            int ok;
+            if (isnan(want))
+                ok = test_bits_f64(h[i]) ==
+                     (isnan(x[i]) ? test_bits_f64(x[i]) | 0x0008000000000000ull
+                                  : 0x7ff8000000000000ull);
+            else if (isinf(want) || want == 0.0)
+                ok = test_bits_f64(h[i]) == test_bits_f64(want);
+            else
+                ok = !isnan(h[i]) && ordered_d(h[i]) - ordered_d(want) >= -1 &&
+                     ordered_d(h[i]) - ordered_d(want) <= 1;
+            if (!ok)
+                ++bad;
+            CHECK_MSG(ok, "%s(%a) = %a; glibc: %a", md_names[f], x[i], h[i],
+                      want);
+        }
+    }
+    const double inf = INFINITY;
+    const struct {
+        int f;
+        double x, want;
+    } cases[] = {
+        {MD_EXP, -inf, 0.0}, {MD_EXP, inf, inf}, {MD_EXP, 0.0, 1.0},
+        {MD_EXP, -0.0, 1.0}, {MD_LOG, 1.0, 0.0}, {MD_LOG, 0.0, -inf},
+        {MD_LOG, -0.0, -inf}, {MD_LOG, inf, inf},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        test_set_context("Annex F: %s(%a)", md_names[cases[i].f], cases[i].x);
+        CHECK_BITS_F64(duo_math_eval_d(cases[i].f, cases[i].x),
+                       cases[i].want);
+    }
+    CHECK_OK(duo_free(dx));
+    CHECK_OK(duo_free(dout));
+    free(x);
+    free(h);
+    free(got);
+    test_set_context("%s", "");
+}
+
 int main(void)
 {
     test_annex_f();
@@ -285,6 +383,7 @@ int main(void)
     test_no_contraction();
     float *host = test_kernel_matches_host(x, y);
     test_against_libm(x, y, host);
+    test_double_functions();
     free(host);
     free(x);
     free(y);

@@ -5,7 +5,9 @@
  * pseudo-random arguments per function (math_sample.h) and 64 hard cases
  * per function (arguments whose exact result lies within 2^-41 relative
  * of a rounding boundary, found by searching with glibc's double
- * functions).  Host only.  Without MPFR at configure time it says so and
+ * functions).  The double functions: 2^20 arguments each, every
+ * result one of the two doubles next to the exact value (at most 1 ulp).
+ * Host only.  Without MPFR at configure time it says so and
  * exits 77 (skipped).  tests/math/exhaustive.c is the full check.
  */
 #include <stdio.h>
@@ -111,6 +113,58 @@ static void check_range(int f, const float *x, const float *y, size_t n,
     test_set_context("%s", "");
 }
 
+/* Each double result is RD or RU of the exact value (MPFR at 160 bits,
+ * then rounded down and up to 53 bits with double's exponent range). */
+static void check_doubles(void)
+{
+    const size_t n = (size_t)1 << 20;
+    double *x = (double *)test_xmalloc(n * sizeof(double));
+    mf_sample_d(x, n, 4099);
+    for (int f = 0; f < MD_COUNT; ++f) {
+        long bad = 0;
+        test_set_context("%s vs MPFR", md_names[f]);
+#pragma omp parallel
+        {
+            mpfr_t a, e, r;
+            mpfr_set_emin(-1073);
+            mpfr_set_emax(1024);
+            mpfr_inits2(160, a, e, (mpfr_ptr)0);
+            mpfr_init2(r, 53);
+#pragma omp for schedule(dynamic, 4096) reduction(+ : bad)
+            for (long i = 0; i < (long)n; ++i) {
+                double got = duo_math_eval_d(f, x[i]);
+                mpfr_set_d(a, x[i], MPFR_RNDN);
+                if (f == MD_EXP)
+                    mpfr_exp(e, a, MPFR_RNDN);
+                else
+                    mpfr_log(e, a, MPFR_RNDN);
+                int ok;
+                if (mpfr_nan_p(e)) {
+                    ok = isnan(got);
+                } else {
+                    int t = mpfr_set(r, e, MPFR_RNDD);
+                    t = mpfr_subnormalize(r, t, MPFR_RNDD);
+                    double lo = mpfr_get_d(r, MPFR_RNDD);
+                    t = mpfr_set(r, e, MPFR_RNDU);
+                    t = mpfr_subnormalize(r, t, MPFR_RNDU);
+                    double hi = mpfr_get_d(r, MPFR_RNDU);
+                    ok = test_bits_f64(got) == test_bits_f64(lo) ||
+                         test_bits_f64(got) == test_bits_f64(hi);
+                }
+                if (!ok && bad++ < 5) {
+#pragma omp critical
+                    CHECK_MSG(0, "%s(%a) = %a is more than 1 ulp from the "
+                              "exact value", md_names[f], x[i], got);
+                }
+            }
+            mpfr_clears(a, e, r, (mpfr_ptr)0);
+        }
+        CHECK_MSG(bad == 0, "%ld of %zu results more than 1 ulp off", bad, n);
+    }
+    test_set_context("%s", "");
+    free(x);
+}
+
 int main(void)
 {
     double t0 = test_seconds();
@@ -127,6 +181,7 @@ int main(void)
     }
     free(x);
     free(y);
+    check_doubles();
     printf("math_mpfr: %.2f s\n", test_seconds() - t0);
     return test_summary("math_mpfr");
 }
