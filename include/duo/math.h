@@ -23,7 +23,8 @@
  *   duo_cbrtf  duo_hypotf
  *
  * Double functions, at most 1 ulp from the exact value (below 0.51 ulp
- * for normal results), the same bits everywhere: duo_exp, duo_log.
+ * for normal results), the same bits everywhere: duo_exp, duo_log,
+ * duo_sin, duo_cos, duo_tan (exact reduction up to DBL_MAX).
  *
  * Special values as C11 Annex F says: NaN in gives NaN out (the argument's
  * payload, quieted), +-0 and +-inf as specified (sinf(-0) = -0,

@@ -60,15 +60,19 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
 
 /* The double functions, by number (at most 1 ulp, the same bits
  * everywhere). */
-enum { MD_EXP, MD_LOG, MD_COUNT };
+enum { MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_COUNT };
 
-static const char *const md_names[MD_COUNT] = {"exp", "log"};
+static const char *const md_names[MD_COUNT] = {"exp", "log", "sin", "cos",
+                                               "tan"};
 
 DUO_DEVICE double duo_math_eval_d(int f, double x)
 {
     switch (f) {
     case MD_EXP: return duo_exp(x);
     case MD_LOG: return duo_log(x);
+    case MD_SIN: return duo_sin(x);
+    case MD_COS: return duo_cos(x);
+    case MD_TAN: return duo_tan(x);
     default: return 0.0;
     }
 }

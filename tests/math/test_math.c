@@ -294,7 +294,13 @@ static int64_t ordered_d(double v)
 
 static double libm_of_d(int f, double x)
 {
-    return f == MD_EXP ? exp(x) : log(x);
+    switch (f) {
+    case MD_EXP: return exp(x);
+    case MD_LOG: return log(x);
+    case MD_SIN: return sin(x);
+    case MD_COS: return cos(x);
+    default: return tan(x);
+    }
 }
 
 /* The double functions: kernel vs host bits at several sizes, then the
@@ -357,7 +363,8 @@ static void test_double_functions(void)
     } cases[] = {
         {MD_EXP, -inf, 0.0}, {MD_EXP, inf, inf}, {MD_EXP, 0.0, 1.0},
         {MD_EXP, -0.0, 1.0}, {MD_LOG, 1.0, 0.0}, {MD_LOG, 0.0, -inf},
-        {MD_LOG, -0.0, -inf}, {MD_LOG, inf, inf},
+        {MD_LOG, -0.0, -inf}, {MD_LOG, inf, inf}, {MD_SIN, -0.0, -0.0},
+        {MD_COS, -0.0, 1.0}, {MD_TAN, -0.0, -0.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         test_set_context("Annex F: %s(%a)", md_names[cases[i].f], cases[i].x);

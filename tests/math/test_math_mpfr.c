@@ -134,10 +134,13 @@ static void check_doubles(void)
             for (long i = 0; i < (long)n; ++i) {
                 double got = duo_math_eval_d(f, x[i]);
                 mpfr_set_d(a, x[i], MPFR_RNDN);
-                if (f == MD_EXP)
-                    mpfr_exp(e, a, MPFR_RNDN);
-                else
-                    mpfr_log(e, a, MPFR_RNDN);
+                switch (f) {
+                case MD_EXP: mpfr_exp(e, a, MPFR_RNDN); break;
+                case MD_LOG: mpfr_log(e, a, MPFR_RNDN); break;
+                case MD_SIN: mpfr_sin(e, a, MPFR_RNDN); break;
+                case MD_COS: mpfr_cos(e, a, MPFR_RNDN); break;
+                default: mpfr_tan(e, a, MPFR_RNDN); break;
+                }
                 int ok;
                 if (mpfr_nan_p(e)) {
                     ok = isnan(got);
