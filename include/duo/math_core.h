@@ -10,7 +10,7 @@
  * every product here goes through duo_m_mul_, which on the GPU is
  * __dmul_rn (never fused, whatever --fmad says) and on the host a plain
  * product (duo's host compiles run with -ffp-contract=off, and C11 mode
- * does not contract; tests/test_math.c fails if something does).  Fused
+ * does not contract; tests/math/test_math.c fails if something does).  Fused
  * multiply-adds are written as duo_m_fma_.
  *
  * Not supported: --use_fast_math or -ffast-math (they flush subnormals or

@@ -10,7 +10,9 @@
  * plain host loop before its time counts (duo's bits must equal the
  * host's; the yardstick within 4 ulps of duo's).
  */
-#define _GNU_SOURCE /* sincosf in glibc */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sincosf in glibc (g++ defines it already) */
+#endif
 #include "bench_math.h"
 
 #include <math.h>
