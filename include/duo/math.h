@@ -24,7 +24,8 @@
  *
  * Double functions, at most 1 ulp from the exact value (below 0.51 ulp
  * for normal results), the same bits everywhere: duo_exp, duo_log,
- * duo_sin, duo_cos, duo_tan (exact reduction up to DBL_MAX).
+ * duo_sin, duo_cos, duo_tan (exact reduction up to DBL_MAX), duo_atan,
+ * duo_atan2, duo_asin, duo_acos.
  *
  * Special values as C11 Annex F says: NaN in gives NaN out (the argument's
  * payload, quieted), +-0 and +-inf as specified (sinf(-0) = -0,

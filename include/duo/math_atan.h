@@ -37,7 +37,9 @@ DUO_DEVICE void duo_m_atan01_(double th, double tl, double *hi, double *lo)
     double tail = duo_m_mul_(duo_m_mul_(uh, s), q);
     double e;
     *hi = duo_m_two_sum_(DUO_MATH_T(duo_m_atan_16_)[2 * i], uh, &e);
-    *lo = e + (DUO_MATH_T(duo_m_atan_16_)[2 * i + 1] + ul + tail);
+    /* atan(uh + ul) = atan(uh) + ul / (1 + uh^2) + O(ul^2) */
+    *lo = e + (DUO_MATH_T(duo_m_atan_16_)[2 * i + 1] +
+               duo_m_fma_(-ul, s, ul) + tail);
 }
 
 /* (ch + cl) - (ah + al), for constants c >= 2 a (no cancellation). */
@@ -170,6 +172,102 @@ DUO_DEVICE float duo_acosf(float x)
     if (x < 0.0f)
         duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
     return duo_m_dd_to_float_(hi, lo);
+}
+
+/* The double functions: the same method; the pairs keep the error near
+ * 2^-60 relative, so one rounding to double stays below 0.51 ulp. */
+DUO_DEVICE double duo_m_signed_d_(int negative, double hi, double lo)
+{
+    double y = hi + lo;
+    return negative ? -y : y;
+}
+
+DUO_DEVICE double duo_atan(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    double ax = fabs(x), hi, lo;
+    if (ax > 0x1p60) {
+        /* also infinity; pi/2 - 1/x rounds as pi/2 does */
+        hi = DUO_M_PIO2_HI;
+        lo = DUO_M_PIO2_LO;
+    } else {
+        duo_m_angle_(ax, 0.0, 1.0, 0.0, &hi, &lo);
+    }
+    return duo_m_signed_d_(duo_m_d2u_(x) >> 63, hi, lo);
+}
+
+DUO_DEVICE double duo_atan2(double y, double x)
+{
+    if (duo_m_isnan_d_(y))
+        return duo_m_qnan_d_(y);
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    int ny = duo_m_d2u_(y) >> 63, nx = duo_m_d2u_(x) >> 63;
+    double ay = fabs(y), ax = fabs(x), hi, lo;
+    const double inf = (double)INFINITY;
+    if (ay == 0.0 || ax == inf) {
+        if (ay == inf) {
+            hi = nx ? DUO_M_3PIO4_HI : DUO_M_PIO4_HI;
+            lo = nx ? DUO_M_3PIO4_LO : DUO_M_PIO4_LO;
+        } else {
+            hi = nx ? DUO_M_PI_HI : 0.0;
+            lo = nx ? DUO_M_PI_LO : 0.0;
+        }
+    } else if (ax == 0.0 || ay == inf) {
+        hi = DUO_M_PIO2_HI;
+        lo = DUO_M_PIO2_LO;
+    } else {
+        /* A tiny argument: both scaled up (exactly), so that the
+         * remainder of their division is exact. */
+        if ((ay < 0x1p-900 || ax < 0x1p-900) && ay < 0x1p400 &&
+            ax < 0x1p400) {
+            ay = duo_m_mul_(ay, 0x1p600);
+            ax = duo_m_mul_(ax, 0x1p600);
+        }
+        duo_m_angle_(ay, 0.0, ax, 0.0, &hi, &lo);
+        if (nx)
+            duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
+    }
+    return duo_m_signed_d_(ny, hi, lo);
+}
+
+DUO_DEVICE double duo_asin(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    double ax = fabs(x), hi, lo;
+    if (ax > 1.0)
+        return duo_m_nan_d_();
+    if (ax == 1.0) {
+        hi = DUO_M_PIO2_HI;
+        lo = DUO_M_PIO2_LO;
+    } else {
+        double sh, sl;
+        duo_m_sqrt_1mx2_(ax, &sh, &sl);
+        duo_m_angle_(ax, 0.0, sh, sl, &hi, &lo);
+    }
+    return duo_m_signed_d_(duo_m_d2u_(x) >> 63, hi, lo);
+}
+
+DUO_DEVICE double duo_acos(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    double ax = fabs(x), hi, lo;
+    if (ax > 1.0)
+        return duo_m_nan_d_();
+    if (ax == 1.0) {
+        hi = 0.0;
+        lo = 0.0;
+    } else {
+        double sh, sl;
+        duo_m_sqrt_1mx2_(ax, &sh, &sl);
+        duo_m_angle_(sh, sl, ax, 0.0, &hi, &lo);
+    }
+    if (x < 0.0)
+        duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
+    return hi + lo;
 }
 
 #endif /* DUO_MATH_ATAN_H */

@@ -5,7 +5,7 @@
  *
  * duo_math_eval(f, x, y) is callable in kernels; y is read only by the
  * two-argument functions.  sincosf appears twice: its sine and its
- * cosine.  duo_math_eval_d(f, x) likewise for the double functions.
+ * cosine.  duo_math_eval_d(f, x, y) likewise for the double functions.
  */
 #ifndef DUO_TESTS_MATH_FUNCS_H
 #define DUO_TESTS_MATH_FUNCS_H
@@ -60,12 +60,16 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
 
 /* The double functions, by number (at most 1 ulp, the same bits
  * everywhere). */
-enum { MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_COUNT };
+enum {
+    MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_ATAN, MD_ASIN, MD_ACOS,
+    MD_ATAN2,
+    MD_COUNT
+};
 
-static const char *const md_names[MD_COUNT] = {"exp", "log", "sin", "cos",
-                                               "tan"};
+static const char *const md_names[MD_COUNT] = {
+    "exp", "log", "sin", "cos", "tan", "atan", "asin", "acos", "atan2"};
 
-DUO_DEVICE double duo_math_eval_d(int f, double x)
+DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
 {
     switch (f) {
     case MD_EXP: return duo_exp(x);
@@ -73,6 +77,10 @@ DUO_DEVICE double duo_math_eval_d(int f, double x)
     case MD_SIN: return duo_sin(x);
     case MD_COS: return duo_cos(x);
     case MD_TAN: return duo_tan(x);
+    case MD_ATAN: return duo_atan(x);
+    case MD_ASIN: return duo_asin(x);
+    case MD_ACOS: return duo_acos(x);
+    case MD_ATAN2: return duo_atan2(x, y);
     default: return 0.0;
     }
 }

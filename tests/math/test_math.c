@@ -8,7 +8,7 @@
  * the correctly rounded bits), NaN bits as math.h promises, sincosf
  * equal to sinf and cosf, and C Annex F's special cases.
  *
- * The double functions likewise on 2^18 arguments: kernel bits equal to
+ * The double functions likewise on 2^18 arguments (pairs for atan2): kernel bits equal to
  * the host's, within 1 ulp of glibc (both are within 1 ulp of the exact
  * value: one of its two neighbours), NaNs and Annex F.
  *
@@ -35,10 +35,10 @@ DUO_KERNEL(math_eval, size_t n, int f, const float *DUO_RESTRICT x,
 }
 
 DUO_KERNEL(math_eval_d, size_t n, int f, const double *DUO_RESTRICT x,
-           double *DUO_RESTRICT out)
+           const double *DUO_RESTRICT y, double *DUO_RESTRICT out)
 {
     DUO_FOR(i, n)
-        out[i] = duo_math_eval_d(f, x[i]);
+        out[i] = duo_math_eval_d(f, x[i], y[i]);
 }
 
 /* a * b + c as written: rounded twice unless the compiler contracts. */
@@ -292,14 +292,18 @@ static int64_t ordered_d(double v)
     return u >> 63 ? -(int64_t)(u & 0x7fffffffffffffffull) : (int64_t)u;
 }
 
-static double libm_of_d(int f, double x)
+static double libm_of_d(int f, double x, double y)
 {
     switch (f) {
     case MD_EXP: return exp(x);
     case MD_LOG: return log(x);
     case MD_SIN: return sin(x);
     case MD_COS: return cos(x);
-    default: return tan(x);
+    case MD_TAN: return tan(x);
+    case MD_ATAN: return atan(x);
+    case MD_ASIN: return asin(x);
+    case MD_ACOS: return acos(x);
+    default: return atan2(x, y);
     }
 }
 
@@ -310,19 +314,22 @@ static void test_double_functions(void)
     const size_t sizes[] = {0, 1, 1009, NSAMPLE_D};
     const size_t bytes = (NSAMPLE_D + GUARD) * sizeof(double);
     double *x = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
+    double *y = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
     double *h = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
     double *got = (double *)test_xmalloc(bytes);
     mf_sample_d(x, NSAMPLE_D, 31);
+    mf_sample_d(y, NSAMPLE_D, 37);
     double *dx = (double *)to_device(x, NSAMPLE_D * sizeof(double));
+    double *dy = (double *)to_device(y, NSAMPLE_D * sizeof(double));
     double *dout = (double *)test_device_alloc(bytes);
     for (int f = 0; f < MD_COUNT; ++f) {
         for (size_t i = 0; i < NSAMPLE_D; ++i)
-            h[i] = duo_math_eval_d(f, x[i]);
+            h[i] = duo_math_eval_d(f, x[i], y[i]);
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
             const size_t n = sizes[s];
             test_set_context("%s in a kernel, n = %zu", md_names[f], n);
             CHECK_OK(duo_memset(dout, TEST_POISON_BYTE, bytes));
-            CHECK_OK(DUO_LAUNCH(math_eval_d, n, n, f, dx, dout));
+            CHECK_OK(DUO_LAUNCH(math_eval_d, n, n, f, dx, dy, dout));
             test_poison_f64(got, NSAMPLE_D + GUARD);
             test_to_host(got, dout, (n + GUARD) * sizeof(double));
             size_t bad = 0, first = 0;
@@ -339,12 +346,14 @@ static void test_double_functions(void)
         test_set_context("%s on the host vs glibc", md_names[f]);
         size_t bad = 0;
         for (size_t i = 0; i < NSAMPLE_D && bad < 5; ++i) {
-            double want = libm_of_d(f, x[i]);
+            double want = libm_of_d(f, x[i], y[i]);
+            double nan_arg = isnan(x[i]) || f != MD_ATAN2 ? x[i] : y[i];
             int ok;
             if (isnan(want))
                 ok = test_bits_f64(h[i]) ==
-                     (isnan(x[i]) ? test_bits_f64(x[i]) | 0x0008000000000000ull
-                                  : 0x7ff8000000000000ull);
+                     (isnan(nan_arg)
+                          ? test_bits_f64(nan_arg) | 0x0008000000000000ull
+                          : 0x7ff8000000000000ull);
             else if (isinf(want) || want == 0.0)
                 ok = test_bits_f64(h[i]) == test_bits_f64(want);
             else
@@ -364,16 +373,19 @@ static void test_double_functions(void)
         {MD_EXP, -inf, 0.0}, {MD_EXP, inf, inf}, {MD_EXP, 0.0, 1.0},
         {MD_EXP, -0.0, 1.0}, {MD_LOG, 1.0, 0.0}, {MD_LOG, 0.0, -inf},
         {MD_LOG, -0.0, -inf}, {MD_LOG, inf, inf}, {MD_SIN, -0.0, -0.0},
-        {MD_COS, -0.0, 1.0}, {MD_TAN, -0.0, -0.0},
+        {MD_COS, -0.0, 1.0}, {MD_TAN, -0.0, -0.0}, {MD_ATAN, -0.0, -0.0},
+        {MD_ASIN, -0.0, -0.0}, {MD_ACOS, 1.0, 0.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         test_set_context("Annex F: %s(%a)", md_names[cases[i].f], cases[i].x);
-        CHECK_BITS_F64(duo_math_eval_d(cases[i].f, cases[i].x),
+        CHECK_BITS_F64(duo_math_eval_d(cases[i].f, cases[i].x, 0.0),
                        cases[i].want);
     }
     CHECK_OK(duo_free(dx));
+    CHECK_OK(duo_free(dy));
     CHECK_OK(duo_free(dout));
     free(x);
+    free(y);
     free(h);
     free(got);
     test_set_context("%s", "");

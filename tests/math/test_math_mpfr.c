@@ -113,42 +113,55 @@ static void check_range(int f, const float *x, const float *y, size_t n,
     test_set_context("%s", "");
 }
 
-/* Each double result is RD or RU of the exact value (MPFR at 160 bits,
- * then rounded down and up to 53 bits with double's exponent range). */
+/* Each double result is RD or RU of the exact value (MPFR at 160 bits
+ * down to 2^-1300, then rounded down and up to 53 bits with
+ * double's exponent range). */
 static void check_doubles(void)
 {
     const size_t n = (size_t)1 << 20;
     double *x = (double *)test_xmalloc(n * sizeof(double));
+    double *y = (double *)test_xmalloc(n * sizeof(double));
     mf_sample_d(x, n, 4099);
+    mf_sample_d(y, n, 4111);
     for (int f = 0; f < MD_COUNT; ++f) {
         long bad = 0;
         test_set_context("%s vs MPFR", md_names[f]);
 #pragma omp parallel
         {
-            mpfr_t a, e, r;
-            mpfr_set_emin(-1073);
-            mpfr_set_emax(1024);
-            mpfr_inits2(160, a, e, (mpfr_ptr)0);
+            mpfr_t a, b, e, r;
+            mpfr_inits2(160, a, b, e, (mpfr_ptr)0);
             mpfr_init2(r, 53);
 #pragma omp for schedule(dynamic, 4096) reduction(+ : bad)
             for (long i = 0; i < (long)n; ++i) {
-                double got = duo_math_eval_d(f, x[i]);
+                double got = duo_math_eval_d(f, x[i], y[i]);
+                /* The exact value down to 2^-1300 (far below the
+                 * subnormals), then rounded with double's range. */
+                mpfr_set_emin(-1300);
+                mpfr_set_emax(1024);
                 mpfr_set_d(a, x[i], MPFR_RNDN);
+                mpfr_set_d(b, y[i], MPFR_RNDN);
                 switch (f) {
                 case MD_EXP: mpfr_exp(e, a, MPFR_RNDN); break;
                 case MD_LOG: mpfr_log(e, a, MPFR_RNDN); break;
                 case MD_SIN: mpfr_sin(e, a, MPFR_RNDN); break;
                 case MD_COS: mpfr_cos(e, a, MPFR_RNDN); break;
-                default: mpfr_tan(e, a, MPFR_RNDN); break;
+                case MD_TAN: mpfr_tan(e, a, MPFR_RNDN); break;
+                case MD_ATAN: mpfr_atan(e, a, MPFR_RNDN); break;
+                case MD_ASIN: mpfr_asin(e, a, MPFR_RNDN); break;
+                case MD_ACOS: mpfr_acos(e, a, MPFR_RNDN); break;
+                default: mpfr_atan2(e, a, b, MPFR_RNDN); break;
                 }
                 int ok;
                 if (mpfr_nan_p(e)) {
                     ok = isnan(got);
                 } else {
+                    mpfr_set_emin(-1073);
                     int t = mpfr_set(r, e, MPFR_RNDD);
+                    t = mpfr_check_range(r, t, MPFR_RNDD);
                     t = mpfr_subnormalize(r, t, MPFR_RNDD);
                     double lo = mpfr_get_d(r, MPFR_RNDD);
                     t = mpfr_set(r, e, MPFR_RNDU);
+                    t = mpfr_check_range(r, t, MPFR_RNDU);
                     t = mpfr_subnormalize(r, t, MPFR_RNDU);
                     double hi = mpfr_get_d(r, MPFR_RNDU);
                     ok = test_bits_f64(got) == test_bits_f64(lo) ||
@@ -156,16 +169,19 @@ static void check_doubles(void)
                 }
                 if (!ok && bad++ < 5) {
 #pragma omp critical
-                    CHECK_MSG(0, "%s(%a) = %a is more than 1 ulp from the "
-                              "exact value", md_names[f], x[i], got);
+                    CHECK_MSG(0, "%s(%a, %a) = %a is more than 1 ulp from "
+                              "the exact value", md_names[f], x[i], y[i],
+                              got);
                 }
             }
-            mpfr_clears(a, e, r, (mpfr_ptr)0);
+            mpfr_clears(a, b, e, (mpfr_ptr)0);
+            mpfr_clear(r);
         }
         CHECK_MSG(bad == 0, "%ld of %zu results more than 1 ulp off", bad, n);
     }
     test_set_context("%s", "");
     free(x);
+    free(y);
 }
 
 int main(void)
