@@ -61,6 +61,37 @@ cudaStream_t duo_cuda_capture_stream(void);
 void *duo_cuda_capture_scratch(void);
 duo_status duo_cuda_graph_release(void);
 
+/* Recent launches (launch.cu).  A kernel's fault is seen only by a later
+ * call, on whatever stream, so each stream keeps what was launched on it
+ * since its last successful wait -- the last DUO_CUDA_RECENT launches
+ * and their count -- and the error after a fault lists them: a few
+ * stores per launch, no allocation, no wait.  The default stream's is
+ * launch.cu's; each duo_stream holds its own (stream.cu). */
+enum { DUO_CUDA_RECENT = 4 };
+typedef struct duo_cuda_recent {
+    const char *kernel[DUO_CUDA_RECENT];
+    const char *file[DUO_CUDA_RECENT]; /* NULL: duo's own work, no place */
+    int line[DUO_CUDA_RECENT];
+    unsigned long count;  /* launches since the last successful wait */
+    unsigned long epoch;  /* count holds while this is the current epoch */
+    duo_stream stream;    /* whose: NULL for the default stream */
+    struct duo_cuda_recent *next, *prev;
+} duo_cuda_recent;
+/* A stream's record, listed from its creation to its destruction. */
+void duo_cuda_recent_attach(duo_cuda_recent *recent, duo_stream stream);
+void duo_cuda_recent_detach(duo_cuda_recent *recent);
+duo_cuda_recent *duo_cuda_stream_recent(duo_stream stream); /* not NULL */
+/* Note a launch on `stream` (not while a capture records it). */
+void duo_cuda_note_launch(duo_stream stream, const char *kernel,
+                          const char *file, int line);
+/* A wait for `stream` (NULL: the default stream), or for the whole
+ * device, succeeded: what was launched before it ran without fault. */
+void duo_cuda_waited(duo_stream stream);
+void duo_cuda_waited_all(void);
+/* The launches since each stream's last successful wait, in words, for
+ * the message after a fault. */
+void duo_cuda_recent_describe(char *buf, size_t size);
+
 /* Release the launch module's scratch buffers (duo_be_finalize). */
 duo_status duo_cuda_launch_release(void);
 /* Read DUO_SYNC_LAUNCHES and allocate what launches need (duo_be_init). */

@@ -275,6 +275,7 @@ duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,
                            size_t lda, const float *b, size_t ldb,
                            float beta, float *c, size_t ldc)
 {
+    duo_cuda_note_launch(NULL, "duo_gemm_f32", NULL, 0);
     return gemm("duo_gemm_f32", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
                 c, ldc);
 }
@@ -284,6 +285,7 @@ duo_status duo_be_gemm_f64(duo_transpose ta, duo_transpose tb, size_t m,
                            const double *a, size_t lda, const double *b,
                            size_t ldb, double beta, double *c, size_t ldc)
 {
+    duo_cuda_note_launch(NULL, "duo_gemm_f64", NULL, 0);
     return gemm("duo_gemm_f64", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
                 c, ldc);
 }

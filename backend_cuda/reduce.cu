@@ -493,6 +493,7 @@ static size_t result_bytes(duo_reduce_op op, duo_dtype type)
 duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                          size_t n, void *result)
 {
+    duo_cuda_note_launch(NULL, "duo_reduce", NULL, 0);
     duo_status status = queue_by_type("duo_reduce", op, type, x, n,
                                       duo_cuda_host_result_slot(), NULL, 0);
     if (status != DUO_SUCCESS)
@@ -505,6 +506,7 @@ duo_status duo_be_reduce_async(duo_reduce_op op, duo_dtype type,
                                const void *x, size_t n, void *result,
                                duo_stream stream)
 {
+    duo_cuda_note_launch(stream, "duo_reduce_async", NULL, 0);
     return queue_by_type("duo_reduce_async", op, type, x, n, result, stream,
                          duo_cuda_stream(stream));
 }
@@ -546,6 +548,7 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
                              const void *x, size_t n, size_t *index,
                              void *value)
 {
+    duo_cuda_note_launch(NULL, "duo_reduce_arg", NULL, 0);
     switch (type) {
     case DUO_F32: return arg_by_op<float>(op, x, n, index, value);
     case DUO_F64: return arg_by_op<double>(op, x, n, index, value);
@@ -883,6 +886,7 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
                             const void *const *x, const void *const *y,
                             double *result, duo_stream stream)
 {
+    duo_cuda_note_launch(stream, "duo_dot_async", NULL, 0);
     return type == DUO_F32
                ? dot_by_count<float>(n, count, x, y, result, stream)
                : dot_by_count<double>(n, count, x, y, result, stream);

@@ -18,6 +18,9 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
     (void)cudaGetLastError();
     duo_status status = DUO_ERROR_BACKEND;
     const char *advice = "";
+    /* A fault: which kernels may have made it (what ran since each
+     * stream's last successful wait). */
+    static char faulted[900];
     switch (err) {
     case cudaErrorMemoryAllocation:
         status = DUO_ERROR_OUT_OF_MEMORY;
@@ -27,11 +30,18 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
     case cudaErrorMisalignedAddress: case cudaErrorLaunchTimeout:
     case cudaErrorIllegalInstruction: case cudaErrorInvalidPc:
     case cudaErrorHardwareStackError: case cudaErrorAssert:
+    {
         status = DUO_ERROR_LAUNCH;
-        advice = "; a kernel faulted and the GPU context is now unusable: "
-                 "run with DUO_SYNC_LAUNCHES=1 or under compute-sanitizer "
-                 "to find the kernel";
+        char launched[640];
+        duo_cuda_recent_describe(launched, sizeof launched);
+        snprintf(faulted, sizeof faulted,
+                 "; a kernel faulted and the GPU context is now unusable. "
+                 "Launched since the last successful wait: %s. To tell "
+                 "which one faulted, run with DUO_SYNC_LAUNCHES=1 or under "
+                 "compute-sanitizer", launched);
+        advice = faulted;
         break;
+    }
     case cudaErrorInvalidConfiguration: case cudaErrorLaunchOutOfResources:
     case cudaErrorInvalidDeviceFunction: case cudaErrorNoKernelImageForDevice:
         status = DUO_ERROR_LAUNCH;
@@ -130,6 +140,7 @@ duo_status duo_be_init(void)
 duo_status duo_be_finalize(void)
 {
     DUO_CUDA_TRY(cudaDeviceSynchronize(), "duo_finalize");
+    duo_cuda_waited_all();
     duo_status graphs = duo_cuda_graph_release();
     duo_status launch = duo_cuda_launch_release();
     return graphs != DUO_SUCCESS ? graphs : launch;
@@ -158,5 +169,6 @@ duo_status duo_be_device_info(duo_device_info *info)
 duo_status duo_be_synchronize(void)
 {
     DUO_CUDA_TRY(cudaDeviceSynchronize(), "duo_synchronize");
+    duo_cuda_waited_all();
     return DUO_SUCCESS;
 }

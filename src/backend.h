@@ -82,10 +82,12 @@ duo_status duo_be_stream_create(duo_stream *stream);
 duo_status duo_be_stream_destroy(duo_stream stream);
 duo_status duo_be_stream_synchronize(duo_stream stream);
 
-/* After a kernel launch: did it launch (and, when launches are made
- * synchronous for debugging, run)? */
-duo_status duo_be_launch_check(const char *kernel, const char *file,
-                               int line);
+/* After a kernel launch on `stream`: did it launch (and, when launches
+ * are made synchronous for debugging, run)?  The CUDA backend also notes
+ * the launch, so that the error after a fault, which a later call sees,
+ * can name it. */
+duo_status duo_be_launch_check(const char *kernel, duo_stream stream,
+                               const char *file, int line);
 
 /* Named ranges for external profilers (NVTX on CUDA; no-ops on CPU). */
 void duo_be_range_push(const char *name);

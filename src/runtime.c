@@ -135,6 +135,10 @@ static _Thread_local int launch_region = -1;
 /* What the launch macros return when duo_launch_begin says not to launch:
  * the failure, or success for a launch a CPU capture only records. */
 static _Thread_local duo_status launch_refusal = DUO_ERROR_NOT_INITIALIZED;
+/* The call in flight is a user reduction: it checked its own launches
+ * and waited for them (kernel_cuda.h), so its end has nothing to check,
+ * and the backend nothing to note as launched since the last wait. */
+static _Thread_local int host_result_call;
 
 int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
                      int line)
@@ -164,15 +168,19 @@ int duo_host_result_begin(const char *kernel, const char *file, int line)
             "be part of a graph capture; call it outside the capture");
         return 0;
     }
-    return duo_launch_begin(kernel, NULL, file, line);
+    host_result_call = duo_launch_begin(kernel, NULL, file, line);
+    return host_result_call;
 }
 
 duo_status duo_launch_end(const char *kernel, duo_stream stream,
                           const char *file, int line)
 {
-    duo_status status = duo_be_launch_check(kernel, file, line);
+    duo_status status = host_result_call
+                            ? DUO_SUCCESS
+                            : duo_be_launch_check(kernel, stream, file, line);
     duo_profile_close(launch_region, stream, 0.0, 0.0);
     launch_region = -1;
+    host_result_call = 0;
     return status;
 }
 

@@ -28,9 +28,14 @@
  * Launches return a duo_status.  The kernel's name and the caller's
  * file:line appear in any error.  A launch is asynchronous on the GPU
  * (queued on the stream, or the default stream); on CPU backends and a
- * CUDA build's host path it has finished when DUO_LAUNCH returns.  Set DUO_SYNC_LAUNCHES=1 to have a
- * CUDA build wait after each launch, so that a fault is reported against
- * the kernel that caused it.
+ * CUDA build's host path it has finished when DUO_LAUNCH returns.  A
+ * kernel that faults on the GPU (an illegal address, say) is seen by a
+ * later call; its error lists, for each stream, the kernels launched on
+ * it since its last successful wait (synchronize, a copy to or from the
+ * host, a reduction's result), with their file:line: the last 4, and
+ * how many.  Set DUO_SYNC_LAUNCHES=1 to have a CUDA build wait after
+ * each launch, so that a fault is reported against the one kernel that
+ * caused it.
  *
  * DUO_DEVICE marks helpers that kernels call; DUO_RESTRICT is C99's
  * restrict in a spelling that nvcc accepts too.
