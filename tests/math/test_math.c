@@ -8,9 +8,9 @@
  * the correctly rounded bits), NaN bits as math.h promises, sincosf
  * equal to sinf and cosf, and C Annex F's special cases.
  *
- * The double functions likewise on 2^18 arguments (pairs for atan2): kernel bits equal to
- * the host's, within 1 ulp of glibc (both are within 1 ulp of the exact
- * value: one of its two neighbours), NaNs and Annex F.
+ * The double functions likewise on 2^18 arguments (pairs for atan2):
+ * kernel bits equal to the host's, within 1 ulp of glibc (both are within
+ * 1 ulp of the exact value: one of its two neighbours), NaNs, Annex F.
  *
  * Also checks that this build does not contract a * b + c into an fma in
  * kernels: math.h is immune, but user kernels would part ways between
