@@ -87,7 +87,10 @@ duo_status duo_be_finalize(void)
     DUO_CUDA_TRY(cudaDeviceSynchronize(), "duo_finalize");
     duo_status graphs = duo_cuda_graph_release();
     duo_status launch = duo_cuda_launch_release();
-    return graphs != DUO_SUCCESS ? graphs : launch;
+    duo_status prims = duo_cuda_prim_release();
+    return graphs != DUO_SUCCESS   ? graphs
+           : launch != DUO_SUCCESS ? launch
+                                   : prims;
 }
 
 duo_status duo_be_device_info(duo_device_info *info)
