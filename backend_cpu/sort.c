@@ -2,8 +2,9 @@
  * sort.c (CPU) - duo_sort: an LSD radix sort of the mapped keys of
  * src/sort_keys.h, 8 bits a pass, stable, parallel with OpenMP.
  *
- * The keys are mapped into keys_out and the values copied into
- * values_out (the permutation written there as 0 .. n-1); each pass then
+ * The keys are mapped into keys_out (unsigned ascending keys, which map
+ * to themselves, are copied) and the values copied into values_out (the
+ * permutation written there as 0 .. n-1); each pass then
  * moves them between that pair and a temporary pair.  A pass: every
  * thread counts the digits of its contiguous share of the elements, one
  * thread turns the counts into start offsets (digit-major, then thread
@@ -188,7 +189,14 @@ duo_status duo_be_sort(duo_key_type type, duo_sort_order order, size_t n,
                         "%zu keys and values", n);
     }
     const int descending = order == DUO_DESCENDING;
-    map_keys(type, descending, n, keys_in, keys_out, 0);
+    /* Unsigned keys in ascending order are their own mapped keys: copied
+     * (where not in place), and nothing to map back. */
+    const int identity = duo_sort_key_kind(type) == DUO_KEY_KIND_UNSIGNED &&
+                         !descending;
+    if (!identity)
+        map_keys(type, descending, n, keys_in, keys_out, 0);
+    else if (keys_in != keys_out)
+        memcpy(keys_out, keys_in, n * ksize);
     if (permutation) {
         uint64_t *perm = (uint64_t *)values_out;
         DUO_PRAGMA_PARALLEL_FOR_SIMD
@@ -220,7 +228,10 @@ duo_status duo_be_sort(duo_key_type type, duo_sort_order order, size_t n,
     else
         RUN_RADIX(radix_u64_v64, uint64_t, uint64_t);
 #undef RUN_RADIX
-    map_keys(type, descending, n, sorted, keys_out, 1);
+    if (!identity)
+        map_keys(type, descending, n, sorted, keys_out, 1);
+    else if (sorted != keys_out)
+        memcpy(keys_out, sorted, n * ksize);
     if (cur == 1 && value_size != 0)
         memcpy(values_out, v_tmp, n * value_size);
     free(k_tmp);

@@ -92,6 +92,14 @@ void duo_cuda_waited_all(void);
  * the message after a fault. */
 void duo_cuda_recent_describe(char *buf, size_t size);
 
+/* Temporary device memory of the primitives (prim_memory.cu): taken on
+ * `stream` from a pool that keeps it between calls; give it back with
+ * cudaFreeAsync on the same stream.  duo_cuda_prim_release trims the
+ * pool (duo_be_finalize). */
+duo_status duo_cuda_prim_alloc(void **p, size_t bytes, cudaStream_t stream,
+                               const char *where);
+duo_status duo_cuda_prim_release(void);
+
 /* Release the launch module's scratch buffers (duo_be_finalize). */
 duo_status duo_cuda_launch_release(void);
 /* Read DUO_SYNC_LAUNCHES and allocate what launches need (duo_be_init). */

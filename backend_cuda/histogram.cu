@@ -2,14 +2,30 @@
  * histogram.cu (CUDA) - duo_histogram with the bin formula of
  * src/histogram_bin.h (not CUB's DeviceHistogram, whose own float
  * arithmetic for the bin need not match the CPU's).  Up to kSharedBins
- * bins each block counts in shared memory and adds its counts to the
- * global ones at the end; more bins are counted in global memory
- * directly.  Integer counts: the result does not depend on the order.
+ * bins each block counts in shared memory, kUnroll loads in flight per
+ * thread, and adds its counts to the global ones at the end; more bins
+ * are counted in global memory directly.  Integer counts: the result
+ * does not depend on the order.
  */
 #include "cuda_check.h"
 #include "histogram_bin.h"
 
-enum { kThreads = 256, kSharedBins = 8192 };
+enum {
+    kThreads = 256,
+    kSharedBins = 8192,
+    kBlocksPerSM = 8, /* 2048 threads: a full H100 SM               */
+    kUnroll = 4       /* loads in flight per thread                 */
+};
+
+template <class T>
+__device__ __forceinline__ void count_one(T v, double lo, double hi,
+                                          double scale, unsigned bins,
+                                          unsigned *smem_bins)
+{
+    const size_t b = duo_histogram_bin((double)v, lo, hi, scale, bins);
+    if (b < bins)
+        atomicAdd(&smem_bins[b], 1u);
+}
 
 template <class T>
 __global__ void __launch_bounds__(kThreads)
@@ -20,12 +36,21 @@ __global__ void __launch_bounds__(kThreads)
     for (unsigned b = threadIdx.x; b < bins; b += blockDim.x)
         smem_bins[b] = 0;
     __syncthreads();
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const size_t b = duo_histogram_bin((double)x[i], lo, hi, scale, bins);
-        if (b < bins)
-            atomicAdd(&smem_bins[b], 1u);
+    /* Grid-stride, kUnroll elements a step: their loads are issued
+     * before any of them is counted. */
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+        T v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+            v[u] = x[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+            count_one(v[u], lo, hi, scale, bins, smem_bins);
     }
+    for (; i < n; i += stride)
+        count_one(x[i], lo, hi, scale, bins, smem_bins);
     __syncthreads();
     for (unsigned b = threadIdx.x; b < bins; b += blockDim.x)
         if (smem_bins[b] != 0)
@@ -50,9 +75,9 @@ template <class T>
 static void launch(size_t n, const T *x, double lo, double hi, double scale,
                    size_t bins, uint64_t *counts, cudaStream_t s)
 {
-    /* A few blocks per SM; each block's shared counts stay below 2^32
+    /* A full GPU of blocks; each block's shared counts stay below 2^32
      * because no block sees more than 2^31 elements. */
-    size_t grid = (size_t)duo_cuda_sm_count * 4;
+    size_t grid = (size_t)duo_cuda_sm_count * kBlocksPerSM;
     const size_t per_block_cap = (size_t)1 << 31;
     if (grid * per_block_cap < n)
         grid = (n + per_block_cap - 1) / per_block_cap;

@@ -143,7 +143,10 @@ duo_status duo_be_finalize(void)
     duo_cuda_waited_all();
     duo_status graphs = duo_cuda_graph_release();
     duo_status launch = duo_cuda_launch_release();
-    return graphs != DUO_SUCCESS ? graphs : launch;
+    duo_status prims = duo_cuda_prim_release();
+    return graphs != DUO_SUCCESS   ? graphs
+           : launch != DUO_SUCCESS ? launch
+                                   : prims;
 }
 
 duo_status duo_be_device_info(duo_device_info *info)

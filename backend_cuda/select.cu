@@ -2,14 +2,17 @@
  * select.cu (CUDA) - duo_compact: CUB's DeviceSelect::Flagged, which
  * keeps the flagged elements in input order (exact, as the CPU's).  Its
  * temporary storage, and the count on its way to the host, are one
- * block taken with cudaMallocAsync on the stream.
+ * block from duo_cuda_prim_alloc.  Sizes go to CUB as int where they fit
+ * (its 32-bit offsets are the faster path).
  */
+#include <climits>
+
 #include <cub/device/device_select.cuh>
 
 #include "cuda_check.h"
 
-template <class T>
-static duo_status compact_typed(size_t n, const T *in, const uint8_t *flags,
+template <class T, class N>
+static duo_status compact_typed(N n, const T *in, const uint8_t *flags,
                                 T *out, uint64_t *count_device,
                                 size_t *count_host, cudaStream_t s)
 {
@@ -21,7 +24,10 @@ static duo_status compact_typed(size_t n, const T *in, const uint8_t *flags,
                  where);
     /* The count first (8-byte aligned), then CUB's storage. */
     char *block = NULL;
-    DUO_CUDA_TRY(cudaMallocAsync((void **)&block, 256 + cub_bytes, s), where);
+    const duo_status status =
+        duo_cuda_prim_alloc((void **)&block, 256 + cub_bytes, s, where);
+    if (status != DUO_SUCCESS)
+        return status;
     uint64_t *count = count_device != NULL ? count_device
                                            : (uint64_t *)block;
     cudaError_t err = cub::DeviceSelect::Flagged(block + 256, cub_bytes, in,
@@ -46,11 +52,18 @@ duo_status duo_be_compact(size_t elem_size, size_t n, const void *in,
                           duo_stream stream)
 {
     const cudaStream_t s = duo_cuda_stream(stream);
-    if (elem_size == 4)
-        return compact_typed<uint32_t>(n, (const uint32_t *)in, flags,
-                                       (uint32_t *)out, count_device,
-                                       count_host, s);
-    return compact_typed<uint64_t>(n, (const uint64_t *)in, flags,
-                                   (uint64_t *)out, count_device, count_host,
-                                   s);
+    const int small = n <= (size_t)INT_MAX;
+    if (elem_size == 4) {
+        const uint32_t *x = (const uint32_t *)in;
+        uint32_t *y = (uint32_t *)out;
+        return small ? compact_typed((int)n, x, flags, y, count_device,
+                                     count_host, s)
+                     : compact_typed(n, x, flags, y, count_device,
+                                     count_host, s);
+    }
+    const uint64_t *x = (const uint64_t *)in;
+    uint64_t *y = (uint64_t *)out;
+    return small ? compact_typed((int)n, x, flags, y, count_device,
+                                 count_host, s)
+                 : compact_typed(n, x, flags, y, count_device, count_host, s);
 }

@@ -5,9 +5,10 @@
  *  - Integer scans and min/max scans are exact in any order: checked
  *    against a plain left-to-right scan.
  *  - Floating-point sums are checked (a) bit for bit against the order
- *    of src/scan_order.h restated here from its prose as a recursion over
- *    levels of run totals (every backend must give these bits, so in a
- *    CUDA build this compares GPU bits with host bits), and (b) within
+ *    of src/scan_order.h restated here from its prose (run totals, the
+ *    tree of block sums, each carry from the binary digits of its run's
+ *    index; every backend must give these bits, so in a CUDA build this
+ *    compares GPU bits with host bits), and (b) within
  *    the error bound of any order against a long double sum, so that a
  *    mistake shared by the library and the restatement still fails.
  *    The data spans many magnitudes, so orders differ in their bits.
@@ -26,7 +27,10 @@ static test_rng rng;
 #define RUN 16
 
 /* ------------------------------------------------------------------ */
-/* The order, restated: combine with "none" as a flag.                 */
+/* The order, restated from src/scan_order.h's prose: run totals, the
+ * block sums level by level, each run's carry as the sums of the blocks
+ * of its index's binary digits added from the left, then carry + local
+ * value.  "none" is a flag. */
 
 typedef struct {
     int none;
@@ -43,65 +47,49 @@ static maybe plus(maybe a, maybe b)
     return r;
 }
 
-/* Exclusive results of a[0..m) by the order: e[i] (none for i = 0). */
-static void order_exclusive(const double *a, size_t m, maybe *e)
+static void order_scan(const double *a, size_t n, int inclusive, double *y)
 {
-    const size_t runs = (m + RUN - 1) / RUN;
-    maybe *up = (maybe *)test_xmalloc((runs + 1) * sizeof(maybe));
-    for (size_t j = 0; j < runs; ++j)
-        up[j].none = 1;
-    if (runs > 1) {
-        double *t = (double *)test_xmalloc(runs * sizeof(double));
-        for (size_t j = 0; j < runs; ++j) {
-            double s = a[j * RUN];
-            for (size_t i = j * RUN + 1; i < m && i < (j + 1) * RUN; ++i)
-                s += a[i];
-            t[j] = s;
-        }
-        order_exclusive(t, runs, up);
-        free(t);
-    }
-    for (size_t i = 0; i < m; ++i) {
-        const size_t j = i / RUN, first = j * RUN;
-        maybe lx = {1, 0.0};
-        for (size_t k = first; k < i; ++k) {
-            maybe v = {0, a[k]};
-            lx = plus(lx, v);
-        }
-        e[i] = plus(up[j], lx);
-    }
-    free(up);
-}
-
-/* Inclusive: the run's carry + the local inclusive value. */
-static void order_scan(const double *a, size_t m, int inclusive, double *y)
-{
-    maybe *e = (maybe *)test_xmalloc((m + 1) * sizeof(maybe));
-    const size_t runs = (m + RUN - 1) / RUN;
-    /* The run carries are the exclusive results of the run totals. */
-    maybe *c = (maybe *)test_xmalloc((runs + 1) * sizeof(maybe));
-    double *t = (double *)test_xmalloc((runs + 1) * sizeof(double));
-    for (size_t j = 0; j < runs; ++j) {
+    const size_t m = (n + RUN - 1) / RUN;
+    /* S[k][b]: the block of 2^k runs starting at run 2^k b. */
+    double *S[64];
+    size_t len[64];
+    int levels = 1;
+    S[0] = (double *)test_xmalloc((m + 1) * sizeof(double));
+    len[0] = m;
+    for (size_t j = 0; j < m; ++j) {
         double s = a[j * RUN];
-        for (size_t i = j * RUN + 1; i < m && i < (j + 1) * RUN; ++i)
+        for (size_t i = j * RUN + 1; i < n && i < (j + 1) * RUN; ++i)
             s += a[i];
-        t[j] = s;
+        S[0][j] = s;
     }
-    order_exclusive(t, runs, c);
-    for (size_t i = 0; i < m; ++i) {
-        const size_t j = i / RUN;
+    while (len[levels - 1] >= 2) {
+        const int k = levels++;
+        len[k] = len[k - 1] / 2;
+        S[k] = (double *)test_xmalloc(len[k] * sizeof(double));
+        for (size_t b = 0; b < len[k]; ++b)
+            S[k][b] = S[k - 1][2 * b] + S[k - 1][2 * b + 1];
+    }
+    for (size_t j = 0; j < m; ++j) {
+        maybe c = {1, 0.0};
+        for (int k = levels - 1; k >= 0; --k)
+            if ((j >> k) & 1) {
+                maybe blk = {0, S[k][(j >> k) - 1]};
+                c = plus(c, blk);
+            }
         maybe loc = {1, 0.0};
-        const size_t last = inclusive ? i + 1 : i;
-        for (size_t k = j * RUN; k < last; ++k) {
-            maybe v = {0, a[k]};
+        for (size_t i = j * RUN; i < n && i < (j + 1) * RUN; ++i) {
+            maybe v = {0, a[i]};
+            if (!inclusive) {
+                maybe r = plus(c, loc);
+                y[i] = r.none ? 0.0 : r.v;
+            }
             loc = plus(loc, v);
+            if (inclusive)
+                y[i] = plus(c, loc).v;
         }
-        maybe r = plus(c[j], loc);
-        y[i] = r.none ? 0.0 : r.v;
     }
-    free(e);
-    free(c);
-    free(t);
+    for (int k = 0; k < levels; ++k)
+        free(S[k]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -375,14 +363,18 @@ int main(void)
     test_init_or_skip();
     test_errors();
     test_order_matters();
-    const size_t sizes[] = {0, 1, 2, 15, 16, 17, 255, 256, 257, 4097,
-                            65537, 300007};
+    const size_t sizes[] = {0, 1, 2, 15, 16, 17, 255, 256, 257, 4095, 4096,
+                            4097, 8192, 65537, 300007};
     for (int t = DUO_F32; t <= DUO_U64; ++t)
         for (int op = DUO_SUM; op <= DUO_MAX; ++op)
             for (int inc = 0; inc < 2; ++inc)
                 for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s)
                     run_case((duo_dtype)t, (duo_reduce_op)op, inc, sizes[s],
                              (int)(s + (size_t)op) % 3 == 1, 0);
+    /* Floating-point sums over many tiles of the backends (2^8 runs):
+     * carries from block sums on six levels above the tiles. */
+    run_case(DUO_F32, DUO_SUM, 1, 1048583, 0, 0);
+    run_case(DUO_F64, DUO_SUM, 0, 1048583, 1, 0);
     run_case(DUO_F32, DUO_SUM, 1, 1000, 0, 1);
     run_case(DUO_F64, DUO_SUM, 0, 70000, 1, 1);
     CHECK_OK(duo_finalize());

@@ -87,9 +87,13 @@ typedef enum duo_scan_kind { DUO_INCLUSIVE, DUO_EXCLUSIVE } duo_scan_kind;
  * propagate NaN as duo_reduce does.
  *
  * Order and determinism: the elements are combined in one fixed order
- * that depends only on n (runs of 16, carried recursively; written down
- * in src/scan_order.h), so every backend, thread count and GPU returns
- * the same bits.
+ * that depends only on n, so every backend, thread count and GPU returns
+ * the same bits: runs of 16 added left to right, the runs' totals in a
+ * binary tree, and each run's carry the tree's block sums for the binary
+ * digits of its index (written down in src/scan_order.h).  Its rounding
+ * error grows with log n, not n.  Integer sums and every min and max are
+ * exact in any order.  On the GPU a floating-point sum is one pass over
+ * x; the other scans are CUB's.
  */
 duo_status duo_scan(duo_scan_kind kind, duo_reduce_op op, duo_dtype type,
                     const void *x, void *y, size_t n);

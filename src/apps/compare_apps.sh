@@ -12,7 +12,8 @@
 #   ./src/apps/compare_apps.sh [OTHER_BACKEND]      (or: make compare)
 #
 # Dumps and logs go to build/compare/.  Integer results (primes, pi,
-# nearest, julia) and the solvers' (cg, bicgstab: fixed-order sums, fma
+# nearest, julia, compact), sorts, duo-atomics' dump (integer atomics and
+# duo_reduce) and the solvers' (cg, bicgstab: fixed-order sums, fma
 # kernels) must match exactly; other floats use duo-compare's defaults,
 # except gemm and matmul, whose dot products are summed in different
 # orders: they get the absolute bound 2 (K+2) u K that two independently
@@ -66,6 +67,10 @@ runs=(
     "duo-cg|128 --seed 7|--exact"
     "duo-bicgstab|128 96 --seed 7|--exact"
     "duo-staged|4000037 --seed 7|"
+    "duo-sort|1000003 --type f32 --pairs --seed 7|--exact"
+    "duo-sort|1000003 --type i64 --order desc --seed 7|--exact"
+    "duo-atomics|1000003 --seed 7|--exact"
+    "duo-compact|4000037|--exact"
 )
 
 # median_ms of the first result line, and its size= field.

@@ -12,6 +12,7 @@
  *   report.c           a row's line on stderr, the table on stdout,
  *                      DIR/bench-<backend>.csv and DIR/bench-<backend>.md
  *   stream_kernels.c   duo-bench's kernels (stream_kernels.h)
+ *   prims_kernels.c    the prims group's kernels (prims_kernels.h)
  *   yardstick_*        what duo is measured against (yardstick.h)
  *
  * A group is a function that adds rows to the run, each made alike:
