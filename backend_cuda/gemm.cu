@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include "backend.h"
+#include "cuda_check.h"
 #include "gemm_common.cuh"
 
 using namespace duo_cuda_gemm;
