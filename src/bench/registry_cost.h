@@ -1,17 +1,17 @@
 /*
- * bench_registry.h - what the allocation registry (src/registry.c) costs
- * per call, for duo-bench (bench_registry.c).
+ * registry_cost.h - what the allocation registry (src/registry.c) costs
+ * per call, for duo-bench (registry_cost.c).
  */
-#ifndef DUO_BENCH_REGISTRY_H
-#define DUO_BENCH_REGISTRY_H
+#ifndef DUO_BENCH_REGISTRY_COST_H
+#define DUO_BENCH_REGISTRY_COST_H
 
 #include <stddef.h>
 
-typedef struct bench_registry_row {
+typedef struct registry_cost_row {
     const char *what;   /* the operation timed */
     size_t live;        /* allocations registered while it ran */
     double ns_per_call; /* median over the repetitions */
-} bench_registry_row;
+} registry_cost_row;
 
 /* Times the registry's own work, apart from any allocator, with 1, 64,
  * 4096 and 65536 allocations live: an allocation added and removed
@@ -21,6 +21,6 @@ typedef struct bench_registry_row {
  * 2^16 calls.  Writes at most max_rows rows and returns how many (16
  * make the full table), or -1 when it cannot allocate its scratch.
  * Needs no duo_init, and leaves the registry as it found it. */
-int bench_registry(bench_registry_row *rows, int max_rows, int reps);
+int registry_cost(registry_cost_row *rows, int max_rows, int reps);
 
-#endif /* DUO_BENCH_REGISTRY_H */
+#endif /* DUO_BENCH_REGISTRY_COST_H */
