@@ -45,9 +45,9 @@
  * from the block sums above them, then each tile with its carry.  The
  * GPU gives each thread block a tile: its threads scan their runs in
  * registers and the block sums within the tile in shared memory, and
- * each block publishes its tile's total and the block sums its tile
- * completes for the blocks after it, which need nothing but block sums
- * of tiles before theirs -- a single pass over the input.
+ * each block publishes the largest block sum its tile completes for the
+ * blocks after it, which need nothing but block sums of tiles before
+ * theirs -- a single pass over the input.
  */
 #ifndef DUO_SCAN_ORDER_H
 #define DUO_SCAN_ORDER_H

@@ -82,9 +82,10 @@ typedef enum duo_scan_kind { DUO_INCLUSIVE, DUO_EXCLUSIVE } duo_scan_kind;
  *   exclusive  y[0] = identity, y[i] = x[0] op ... op x[i-1]
  * (identity: 0 for sums, +inf or the largest value for min, -inf or the
  * smallest for max).  y may be x (in place); otherwise they must not
- * overlap.  Integer sums wrap modulo 2^32 or 2^64; f32 elements are
+ * overlap.  Integer sums wrap modulo 2^32 or 2^64; f32 sums are
  * combined in double and each output rounded to float once; min and max
- * propagate NaN as duo_reduce does.
+ * propagate NaN as duo_reduce does (the last NaN so far), and return the
+ * first of equal elements.
  *
  * Order and determinism: the elements are combined in one fixed order
  * that depends only on n, so every backend, thread count and GPU returns
