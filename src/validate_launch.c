@@ -278,11 +278,8 @@ static void report(const vd_array *a, const unsigned char *checked,
     snprintf(what, sizeof what, "launch #%llu, kernel %s at %s:%d",
              (unsigned long long)op.number, op.kernel,
              slash ? slash + 1 : op.file, op.line);
-    if (a->arg >= 0) {
+    if (a->arg >= 0)
         argument_name(a->arg, name, sizeof name);
-    } else {
-        snprintf(name, sizeof name, "(no argument names it)");
-    }
     const char *aslash = a->alloc.file ? strrchr(a->alloc.file, '/') : NULL;
     if (a->alloc.file != NULL)
         snprintf(made, sizeof made, ", allocated at %s:%d",
@@ -294,10 +291,16 @@ static void report(const vd_array *a, const unsigned char *checked,
     duo_vd_format(a->kind, reference, (size_t)d->first, vb, sizeof vb);
     const size_t n = a->alloc.bytes / duo_vd_elem_size(a->kind);
     char details[1400];
+    char which[200];
+    if (a->arg >= 0)
+        snprintf(which, sizeof which, "argument %d `%s`", a->arg + 1, name);
+    else
+        snprintf(which, sizeof which, "an allocation no pointer argument "
+                 "names (reached through a struct argument)");
     int at = snprintf(details, sizeof details,
-                      "  array: argument %d `%s` (%s, %zu bytes%s)\n"
+                      "  array: %s (%s, %zu bytes%s)\n"
                       "  first difference at %s: %s %s, %s %s",
-                      a->arg + 1, name, duo_vd_kind_name(a->kind),
+                      which, duo_vd_kind_name(a->kind),
                       a->alloc.bytes, made, where,
                       duo_vd_gpu() ? "GPU" : "all threads", va,
                       duo_vd_gpu() ? "host" : "one thread", vb);

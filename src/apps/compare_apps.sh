@@ -94,18 +94,24 @@ for entry in "${runs[@]}"; do
         fi
         times+=("$(field median_ms <"$log")")
     done
-    # The validated run: its summary line, and the same dump.
+    # The validated run: its summary line, and the same dump.  duo-atomics
+    # adds floats atomically on purpose, whose bits depend on timing
+    # (docs/api.md): validation reports that wherever threads race, so
+    # there the check is the run and its dump (integer results only).
     vlog="$out/$other_label/$tag.validate"
+    want=' checked, 0 differ'
+    [[ $app == duo-atomics ]] && want=' checked, [0-9]* differ'
     validated=FAIL
     # shellcheck disable=SC2086
     if DUO_VALIDATE=1 DUO_VALIDATE_REPORT="$vlog" \
         "build/${other_label%-host}/bin/$app" $args --reps 1 \
         --dump "$out/$other_label/$tag.validated.dump" \
         >"$vlog.log" 2>&1 &&
-        grep -q ' checked, 0 differ' "$vlog" &&
+        grep -q "$want" "$vlog" &&
         cmp -s "$out/$other_label/$tag.dump" \
             "$out/$other_label/$tag.validated.dump"; then
-        validated=$(sed -n 's/.*: \([0-9]*\) operation(s) checked, 0 differ.*/\1/p' "$vlog")
+        validated=$(sed -n 's/.*: \([0-9]*\) operation(s) checked, .*/\1/p' "$vlog")
+        [[ $app == duo-atomics ]] && validated="$validated*"
     else
         failed+=("$app $args under DUO_VALIDATE=1 on $other_label (see $vlog)")
     fi
@@ -138,7 +144,8 @@ for row in "${rows[@]}"; do
     IFS='|' read -r app size ts to sp me mu va v <<<"$row"
     printf "$fmt" "$app" "$size" "$ts" "$to" "$sp" "$me" "$mu" "$va" "$v"
 done
-echo "(validated: operations checked under DUO_VALIDATE=1 on $other_label, none differing)"
+echo "(validated: operations checked under DUO_VALIDATE=1 on $other_label, none differing;"
+echo " *: duo-atomics' float atomic adds may differ from run to run by design; validation reports them)"
 if ((${#failed[@]} > 0)); then
     echo
     echo "compare_apps: ${#failed[@]} problem(s):" >&2
