@@ -4,10 +4,11 @@
  */
 #include "backend.h"
 
-duo_status duo_be_launch_check(const char *kernel, const char *file,
-                               int line)
+duo_status duo_be_launch_check(const char *kernel, duo_stream stream,
+                               const char *file, int line)
 {
     (void)kernel;
+    (void)stream;
     (void)file;
     (void)line;
     return DUO_SUCCESS;

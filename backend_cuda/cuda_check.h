@@ -67,7 +67,7 @@ void *duo_cuda_reduce_scratch(duo_stream stream);
 
 /* Bad segment offsets that a check on the GPU found (segmented.cu), in
  * mapped pinned memory: the kernel fills the fields, then sets pending;
- * the next wait (duo_cuda_waited) reports and clears it.  One record for
+ * the next wait (duo_cuda_offsets_checked) reports and clears it.  One record for
  * all streams: two bad calls at once on two streams may mix their
  * fields, never lose the error. */
 typedef struct duo_cuda_offsets_report {
@@ -82,13 +82,52 @@ duo_cuda_offsets_report *duo_cuda_offsets_report_slot(void);
 /* After a host wait for GPU work (synchronize, stream synchronize,
  * memcpy, a host-bound result): DUO_SUCCESS, or the error a check found
  * in work that has finished, reported for `where`. */
-duo_status duo_cuda_waited(const char *where);
+duo_status duo_cuda_offsets_checked(const char *where);
 
 /* The private stream a graph is captured from, and the open capture's
  * scratch (graph.cu); release the stream at duo_be_finalize. */
 cudaStream_t duo_cuda_capture_stream(void);
 void *duo_cuda_capture_scratch(void);
 duo_status duo_cuda_graph_release(void);
+
+/* Recent launches (launch.cu).  A kernel's fault is seen only by a later
+ * call, on whatever stream, so each stream keeps what was launched on it
+ * since its last successful wait -- the last DUO_CUDA_RECENT launches
+ * and their count -- and the error after a fault lists them: a few
+ * stores per launch, no allocation, no wait.  The default stream's is
+ * launch.cu's; each duo_stream holds its own (stream.cu). */
+enum { DUO_CUDA_RECENT = 4 };
+typedef struct duo_cuda_recent {
+    const char *kernel[DUO_CUDA_RECENT];
+    const char *file[DUO_CUDA_RECENT]; /* NULL: duo's own work, no place */
+    int line[DUO_CUDA_RECENT];
+    unsigned long count;  /* launches since the last successful wait */
+    unsigned long epoch;  /* count holds while this is the current epoch */
+    duo_stream stream;    /* whose: NULL for the default stream */
+    struct duo_cuda_recent *next, *prev;
+} duo_cuda_recent;
+/* A stream's record, listed from its creation to its destruction. */
+void duo_cuda_recent_attach(duo_cuda_recent *recent, duo_stream stream);
+void duo_cuda_recent_detach(duo_cuda_recent *recent);
+duo_cuda_recent *duo_cuda_stream_recent(duo_stream stream); /* not NULL */
+/* Note a launch on `stream` (not while a capture records it). */
+void duo_cuda_note_launch(duo_stream stream, const char *kernel,
+                          const char *file, int line);
+/* A wait for `stream` (NULL: the default stream), or for the whole
+ * device, succeeded: what was launched before it ran without fault. */
+void duo_cuda_waited(duo_stream stream);
+void duo_cuda_waited_all(void);
+/* The launches since each stream's last successful wait, in words, for
+ * the message after a fault. */
+void duo_cuda_recent_describe(char *buf, size_t size);
+
+/* Temporary device memory of the primitives (prim_memory.cu): taken on
+ * `stream` from a pool that keeps it between calls; give it back with
+ * cudaFreeAsync on the same stream.  duo_cuda_prim_release trims the
+ * pool (duo_be_finalize). */
+duo_status duo_cuda_prim_alloc(void **p, size_t bytes, cudaStream_t stream,
+                               const char *where);
+duo_status duo_cuda_prim_release(void);
 
 /* Release the launch module's scratch buffers (duo_be_finalize). */
 duo_status duo_cuda_launch_release(void);

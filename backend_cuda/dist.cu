@@ -189,7 +189,10 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
     const cudaStream_t s = duo_cuda_stream(stream);
 #ifdef DUO_HAVE_NCCL
     /* NCCL queues the transfer on the stream like a kernel: no wait is
-     * needed before it, and none after it unless asked. */
+     * needed before it -- with `wait` the stream is the default one,
+     * whose work follows all work queued before on duo's streams (they
+     * are created blocking, stream.cu) -- and none after it unless
+     * asked. */
     if (nccl_ready) {
         NCCL_TRY(ncclGroupStart(), where);
         if (up >= 0) {
@@ -212,12 +215,19 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
 #endif
     /* MPI works from the host: the rows must be final before it starts,
      * and it returns when they have arrived. */
-    DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
-    if (strcmp(halo_path, "cuda-aware-mpi") == 0)
+    if (strcmp(halo_path, "cuda-aware-mpi") == 0) {
+        if (wait)
+            DUO_CUDA_TRY(cudaDeviceSynchronize(), where);
+        else
+            DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
         return dist_host_halo(send_up, recv_up, up, send_down, recv_down,
                               down, bytes, NULL, 1);
+    }
     /* Staged: rows 0, 1 of the pinned buffer go out (up, down), rows 2, 3
-     * come in. */
+     * come in.  The copies out queue behind the stream's work (with
+     * `wait`, the default stream's, behind every stream's), then one
+     * wait; the copies in, then one wait (the buffer is reused by the
+     * next exchange, whatever its stream). */
     if (stage_bytes < 4 * bytes) {
         if (stage != NULL)
             (void)duo_free_host(stage);
@@ -230,20 +240,22 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
     }
     char *h = (char *)stage;
     if (up >= 0)
-        DUO_CUDA_TRY(cudaMemcpy(h, send_up, bytes, cudaMemcpyDeviceToHost),
-                     where);
+        DUO_CUDA_TRY(cudaMemcpyAsync(h, send_up, bytes,
+                                     cudaMemcpyDeviceToHost, s), where);
     if (down >= 0)
-        DUO_CUDA_TRY(cudaMemcpy(h + bytes, send_down, bytes,
-                                cudaMemcpyDeviceToHost), where);
+        DUO_CUDA_TRY(cudaMemcpyAsync(h + bytes, send_down, bytes,
+                                     cudaMemcpyDeviceToHost, s), where);
+    DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
     duo_status st = dist_host_halo(h, h + 2 * bytes, up, h + bytes,
                                    h + 3 * bytes, down, bytes, NULL, 1);
     if (st != DUO_SUCCESS)
         return st;
     if (up >= 0)
-        DUO_CUDA_TRY(cudaMemcpy(recv_up, h + 2 * bytes, bytes,
-                                cudaMemcpyHostToDevice), where);
+        DUO_CUDA_TRY(cudaMemcpyAsync(recv_up, h + 2 * bytes, bytes,
+                                     cudaMemcpyHostToDevice, s), where);
     if (down >= 0)
-        DUO_CUDA_TRY(cudaMemcpy(recv_down, h + 3 * bytes, bytes,
-                                cudaMemcpyHostToDevice), where);
+        DUO_CUDA_TRY(cudaMemcpyAsync(recv_down, h + 3 * bytes, bytes,
+                                     cudaMemcpyHostToDevice, s), where);
+    DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
     return DUO_SUCCESS;
 }

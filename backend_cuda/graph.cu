@@ -86,6 +86,7 @@ duo_status duo_be_graph_end(duo_stream stream, int keep, void **graph)
 duo_status duo_be_graph_launch(void *graph, duo_stream stream)
 {
     const cuda_graph *g = (const cuda_graph *)graph;
+    duo_cuda_note_launch(stream, "duo_graph_launch", NULL, 0);
     DUO_CUDA_TRY(cudaGraphLaunch(g->exec, duo_cuda_stream(stream)),
                  "duo_graph_launch");
     return DUO_SUCCESS;

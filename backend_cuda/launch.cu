@@ -1,6 +1,7 @@
 /*
  * launch.cu (CUDA) - launch geometry for DUO_LAUNCH, the check after each
- * launch, which launches ask for early launch, and the memory that
+ * launch, which launches ask for early launch, the record of recent
+ * launches that names the kernels after a fault, and the memory that
  * reductions share: the default stream's partials and the mapped slot
  * for host-bound results.
  *
@@ -11,7 +12,9 @@
  * streaming kernel at 2^25 elements.  The loop still covers index spaces
  * beyond CUDA's grid limits.
  */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,13 +78,138 @@ dim3 duo_cuda_grid_blocks(size_t gx, size_t gy)
     return dim3((unsigned)gx, (unsigned)gy);
 }
 
-duo_status duo_cuda_launch_check(const char *kernel, const char *file,
-                                 int line)
+/* ------------------------------------------------------------------ */
+/* Recent launches (cuda_check.h) */
+
+static duo_cuda_recent default_recent;  /* the default stream's */
+static duo_cuda_recent *stream_recents; /* each duo_stream's, listed */
+/* A wait for the whole device starts a new epoch, which empties every
+ * stream's record at once (records start at epoch 0: empty). */
+static unsigned long recent_epoch = 1;
+
+static duo_cuda_recent *recent_of(duo_stream stream)
+{
+    return stream == NULL ? &default_recent : duo_cuda_stream_recent(stream);
+}
+
+void duo_cuda_recent_attach(duo_cuda_recent *recent, duo_stream stream)
+{
+    recent->stream = stream;
+    recent->prev = NULL;
+    recent->next = stream_recents;
+    if (stream_recents != NULL)
+        stream_recents->prev = recent;
+    stream_recents = recent;
+}
+
+void duo_cuda_recent_detach(duo_cuda_recent *recent)
+{
+    if (recent->prev != NULL)
+        recent->prev->next = recent->next;
+    else
+        stream_recents = recent->next;
+    if (recent->next != NULL)
+        recent->next->prev = recent->prev;
+}
+
+void duo_cuda_note_launch(duo_stream stream, const char *kernel,
+                          const char *file, int line)
+{
+    /* A capture's launches run only when its graph does, and that
+     * launch is noted (graph.cu). */
+    if (duo_capture_active())
+        return;
+    duo_cuda_recent *r = recent_of(stream);
+    if (r->epoch != recent_epoch) {
+        r->epoch = recent_epoch;
+        r->count = 0;
+    }
+    const unsigned i = (unsigned)(r->count % DUO_CUDA_RECENT);
+    r->kernel[i] = kernel;
+    r->file[i] = file;
+    r->line[i] = line;
+    r->count++;
+}
+
+void duo_cuda_waited(duo_stream stream)
+{
+    duo_cuda_recent *r = recent_of(stream);
+    r->epoch = recent_epoch;
+    r->count = 0;
+}
+
+void duo_cuda_waited_all(void) { recent_epoch++; }
+
+/* printf at buf + *used, within size, always terminated. */
+static void append(char *buf, size_t size, size_t *used, const char *fmt,
+                   ...)
+{
+    if (*used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n < size - *used ? (size_t)n : size - *used - 1;
+}
+
+/* "on stream 0x... 6 launches, the last 4: a (f.c:1), ...". */
+static void describe_one(const duo_cuda_recent *r, char *buf, size_t size,
+                         size_t *used)
+{
+    const unsigned long shown =
+        r->count < DUO_CUDA_RECENT ? r->count : DUO_CUDA_RECENT;
+    if (*used > 0)
+        append(buf, size, used, "; ");
+    if (r->stream == NULL)
+        append(buf, size, used, "on the default stream");
+    else
+        append(buf, size, used, "on stream %p", (void *)r->stream);
+    append(buf, size, used, " %lu launch%s", r->count,
+           r->count == 1 ? "" : "es");
+    if (r->count > shown)
+        append(buf, size, used, ", the last %lu", shown);
+    for (unsigned long k = r->count - shown; k < r->count; ++k) {
+        const unsigned i = (unsigned)(k % DUO_CUDA_RECENT);
+        append(buf, size, used, "%s %s", k == r->count - shown ? ":" : ",",
+               r->kernel[i]);
+        if (r->file[i] != NULL) {
+            const char *slash = strrchr(r->file[i], '/');
+            append(buf, size, used, " (%s:%d)",
+                   slash != NULL ? slash + 1 : r->file[i], r->line[i]);
+        }
+    }
+}
+
+void duo_cuda_recent_describe(char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (default_recent.epoch == recent_epoch && default_recent.count > 0)
+        describe_one(&default_recent, buf, size, &used);
+    for (const duo_cuda_recent *r = stream_recents; r != NULL; r = r->next)
+        if (r->epoch == recent_epoch && r->count > 0)
+            describe_one(r, buf, size, &used);
+    if (used == 0)
+        append(buf, size, &used, "nothing on any stream");
+}
+
+/* ------------------------------------------------------------------ */
+/* The check after a launch */
+
+/* cudaGetLastError (launch errors, and a fault that has shown already),
+ * and with DUO_SYNC_LAUNCHES a wait for the kernel. */
+static duo_status check_launch(const char *kernel, const char *file,
+                               int line)
 {
     cudaError_t err = cudaGetLastError();
     /* A capture runs nothing, and may not wait. */
-    if (err == cudaSuccess && sync_launches && !duo_capture_active())
+    if (err == cudaSuccess && sync_launches && !duo_capture_active()) {
         err = cudaDeviceSynchronize();
+        if (err == cudaSuccess)
+            duo_cuda_waited_all();
+    }
     if (err == cudaSuccess)
         return DUO_SUCCESS;
     return duo_cuda_fail(err, file, line, kernel,
@@ -89,10 +217,18 @@ duo_status duo_cuda_launch_check(const char *kernel, const char *file,
                                        : "kernel launch");
 }
 
-duo_status duo_be_launch_check(const char *kernel, const char *file,
-                               int line)
+duo_status duo_cuda_launch_check(const char *kernel, const char *file,
+                                 int line)
 {
-    return duo_cuda_launch_check(kernel, file, line);
+    duo_cuda_note_launch(NULL, kernel, file, line); /* user reductions */
+    return check_launch(kernel, file, line);
+}
+
+duo_status duo_be_launch_check(const char *kernel, duo_stream stream,
+                               const char *file, int line)
+{
+    duo_cuda_note_launch(stream, kernel, file, line);
+    return check_launch(kernel, file, line);
 }
 
 void *duo_cuda_host_result_slot(void) { return result_slot_device; }
@@ -107,8 +243,9 @@ duo_status duo_cuda_wait_host_result(void *result, size_t bytes,
     if (err != cudaSuccess)
         return duo_cuda_fail(err, file, line, where,
                              "waiting for the reduced value");
+    duo_cuda_waited(NULL);
     memcpy(result, result_slot, bytes);
-    return duo_cuda_waited(where);
+    return duo_cuda_offsets_checked(where);
 }
 
 duo_cuda_offsets_report *duo_cuda_offsets_report_slot(void)
@@ -116,7 +253,7 @@ duo_cuda_offsets_report *duo_cuda_offsets_report_slot(void)
     return offsets_report_device;
 }
 
-duo_status duo_cuda_waited(const char *where)
+duo_status duo_cuda_offsets_checked(const char *where)
 {
     volatile duo_cuda_offsets_report *r = offsets_report;
     if (r == NULL || r->pending == 0)

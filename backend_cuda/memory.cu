@@ -62,7 +62,11 @@ duo_status duo_be_memcpy(void *dst, const void *src, size_t bytes,
                          duo_copy_kind kind)
 {
     DUO_CUDA_TRY(cudaMemcpy(dst, src, bytes, cuda_kind(kind)), "duo_memcpy");
-    return duo_cuda_waited("duo_memcpy");
+    /* A copy to or from the host waits for the default stream's earlier
+     * work (a device-to-device copy need not). */
+    if (kind == DUO_HOST_TO_DEVICE || kind == DUO_DEVICE_TO_HOST)
+        duo_cuda_waited(NULL);
+    return duo_cuda_offsets_checked("duo_memcpy");
 }
 
 duo_status duo_be_memcpy_async(void *dst, const void *src, size_t bytes,

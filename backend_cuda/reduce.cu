@@ -132,22 +132,23 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
         out.write(v);
 }
 
-template <class Op, class In, class Out>
-__global__ void __launch_bounds__(DUO_REDUCE_THREADS)
-    reduce_kernel(const In *__restrict__ x, size_t n, size_t chunks,
-                  unsigned steps, bool aligned,
-                  typename Op::acc *__restrict__ slots, unsigned *counter,
-                  Out out)
+/* Steps 2 to 4 for block `block` of a grid of `grid`: chunks block,
+ * block + grid, ... of x[0..n), each folded and combined in order into
+ * step 5's value of thread `block` (valid in thread 0).  reduce_kernel's
+ * blocks and reduce_segments_kernel's run it. */
+template <class Op, class In>
+__device__ __forceinline__ typename Op::acc
+block_slot(const In *__restrict__ x, size_t n, size_t chunks, unsigned steps,
+           bool aligned, unsigned block, unsigned grid)
 {
     typedef typename Op::acc Acc;
     constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
     constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
     constexpr unsigned BATCH = 8; /* 16-byte loads in flight per thread */
     const size_t chunk = (size_t)steps * LANES;
-    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
 
-    Acc slot = Op::identity(); /* step 5's thread blockIdx.x; thread 0 */
-    for (size_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+    Acc slot = Op::identity(); /* step 5's thread `block`; thread 0 */
+    for (size_t c = block; c < chunks; c += grid) {
         const size_t first = c * chunk + (size_t)threadIdx.x * VEC;
         const uint4 *p = reinterpret_cast<const uint4 *>(x + first);
         Acc lane[VEC];
@@ -184,6 +185,20 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
         if (threadIdx.x == 0)
             slot = Op::apply(slot, mine);
     }
+    return slot;
+}
+
+template <class Op, class In, class Out>
+__global__ void __launch_bounds__(DUO_REDUCE_THREADS)
+    reduce_kernel(const In *__restrict__ x, size_t n, size_t chunks,
+                  unsigned steps, bool aligned,
+                  typename Op::acc *__restrict__ slots, unsigned *counter,
+                  Out out)
+{
+    typedef typename Op::acc Acc;
+    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
+    const Acc slot = block_slot<Op, In>(x, n, chunks, steps, aligned,
+                                        blockIdx.x, gridDim.x);
     if (threadIdx.x == 0)
         slots[blockIdx.x] = slot;
     if (finished_last(counter)) {
@@ -309,6 +324,7 @@ static size_t result_bytes(duo_reduce_op op, duo_dtype type)
 duo_status duo_be_reduce(duo_reduce_op op, duo_dtype type, const void *x,
                          size_t n, void *result)
 {
+    duo_cuda_note_launch(NULL, "duo_reduce", NULL, 0);
     duo_status status = queue_by_type("duo_reduce", op, type, x, n,
                                       duo_cuda_host_result_slot(), NULL, 0);
     if (status != DUO_SUCCESS)
@@ -321,6 +337,7 @@ duo_status duo_be_reduce_async(duo_reduce_op op, duo_dtype type,
                                const void *x, size_t n, void *result,
                                duo_stream stream)
 {
+    duo_cuda_note_launch(stream, "duo_reduce_async", NULL, 0);
     return queue_by_type("duo_reduce_async", op, type, x, n, result, stream,
                          duo_cuda_stream(stream));
 }
@@ -362,6 +379,7 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
                              const void *x, size_t n, size_t *index,
                              void *value)
 {
+    duo_cuda_note_launch(NULL, "duo_reduce_arg", NULL, 0);
     switch (type) {
     case DUO_F32: return arg_by_op<float>(op, x, n, index, value);
     case DUO_F64: return arg_by_op<double>(op, x, n, index, value);
@@ -372,6 +390,181 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
     return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_arg",
                     "no index reduction for op %d on type %d", (int)op,
                     (int)type);
+}
+
+/* ------------------------------------------------------------------ */
+/* Segments: many reductions of one length, in two launches            */
+
+/* Where duo_be_reduce_segments' results go: 64-bit words, the value in
+ * the low bytes (after the index, for an index reduction). */
+template <class Acc> struct ValueWords {
+    static constexpr size_t WIDTH = 1;
+    unsigned long long *words;
+    __device__ void write(size_t s, Acc v) const
+    {
+        unsigned long long w = 0;
+        memcpy(&w, &v, sizeof v);
+        words[s] = w;
+    }
+};
+template <class T> struct ArgWords {
+    static constexpr size_t WIDTH = 2;
+    unsigned long long *words;
+    __device__ void write(size_t s, ArgPair<T> v) const
+    {
+        unsigned long long w = 0;
+        memcpy(&w, &v.v, sizeof v.v);
+        words[2 * s] = v.i;
+        words[2 * s + 1] = w;
+    }
+};
+
+/* Block b of segment s (blockIdx.x = s grid + b): what block b of
+ * reduce_kernel's grid of `grid` blocks does on that segment alone, its
+ * slot stored at slots[blockIdx.x]. */
+template <class Op, class In>
+__global__ void __launch_bounds__(DUO_REDUCE_THREADS)
+    reduce_segments_kernel(const In *__restrict__ x, size_t len,
+                           size_t chunks, unsigned steps, bool aligned,
+                           unsigned grid, typename Op::acc *__restrict__ slots)
+{
+    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
+    const size_t s = blockIdx.x / grid;
+    const typename Op::acc slot = block_slot<Op, In>(
+        x + s * len, len, chunks, steps, aligned, blockIdx.x % grid, grid);
+    if (threadIdx.x == 0)
+        slots[blockIdx.x] = slot;
+}
+
+/* Step 5 of segment blockIdx.x over its `grid` slots: what the last block
+ * of reduce_kernel does. */
+template <class Op, class Out>
+__global__ void __launch_bounds__(DUO_REDUCE_THREADS)
+    reduce_segments_fold_kernel(const typename Op::acc *slots, unsigned grid,
+                                Out out)
+{
+    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
+    const typename Op::acc v =
+        final_fold<Op>(slots + (size_t)blockIdx.x * grid, grid);
+    if (threadIdx.x == 0)
+        out.write(blockIdx.x, v);
+}
+
+/* Blocks of reduce_segments_kernel for segments of `len` elements of
+ * `size` bytes, and how many segments one launch takes (a grid has at
+ * most 2^31 - 1 blocks). */
+static unsigned segment_grid(size_t len, size_t size)
+{
+    const size_t lanes = DUO_REDUCE_LANES(size);
+    const size_t chunk = duo_reduce_steps(len, lanes) * lanes;
+    return reduce_grid((len + chunk - 1) / chunk);
+}
+static size_t segments_per_launch(unsigned grid)
+{
+    return (size_t)0x7fffffff / grid;
+}
+
+template <class Op, class In, class Out>
+static duo_status queue_segments(const void *x, size_t len, size_t count,
+                                 uint64_t *words, void *scratch,
+                                 cudaStream_t stream)
+{
+    typedef typename Op::acc Acc;
+    const size_t steps = duo_reduce_steps(len, DUO_REDUCE_LANES(sizeof(In)));
+    const size_t chunk = steps * DUO_REDUCE_LANES(sizeof(In));
+    const unsigned grid = segment_grid(len, sizeof(In));
+    const size_t per_launch = segments_per_launch(grid);
+    /* Every segment starts on 16 bytes, or the loads are plain. */
+    const bool aligned = (uintptr_t)x % 16 == 0 &&
+                         (count == 1 || len * sizeof(In) % 16 == 0);
+    for (size_t s0 = 0; s0 < count; s0 += per_launch) {
+        const size_t k = count - s0 < per_launch ? count - s0 : per_launch;
+        Out out = {(unsigned long long *)words + s0 * Out::WIDTH};
+        duo_cuda_launch_(reduce_segments_kernel<Op, In>,
+                         (unsigned)(k * grid), DUO_REDUCE_THREADS, 0, stream,
+                         (const In *)x + s0 * len, len,
+                         (len + chunk - 1) / chunk, (unsigned)steps, aligned,
+                         grid, (Acc *)scratch);
+        duo_cuda_launch_(reduce_segments_fold_kernel<Op, Out>, (unsigned)k,
+                         DUO_REDUCE_THREADS, 0, stream, (const Acc *)scratch,
+                         grid, out);
+        DUO_CUDA_TRY(cudaGetLastError(), "duo_reduce_segments");
+    }
+    return DUO_SUCCESS;
+}
+
+template <class T>
+static duo_status segments_extreme(duo_reduce_op op, int arg, const void *x,
+                                   size_t len, size_t count, uint64_t *words,
+                                   void *scratch, cudaStream_t s)
+{
+    if (arg)
+        return op == DUO_MIN
+                   ? queue_segments<ArgOp<T, false>, T, ArgWords<T>>(
+                         x, len, count, words, scratch, s)
+                   : queue_segments<ArgOp<T, true>, T, ArgWords<T>>(
+                         x, len, count, words, scratch, s);
+    return op == DUO_MIN
+               ? queue_segments<ExtremeOp<T, false>, T, ValueWords<T>>(
+                     x, len, count, words, scratch, s)
+               : queue_segments<ExtremeOp<T, true>, T, ValueWords<T>>(
+                     x, len, count, words, scratch, s);
+}
+
+/* The kernel instances of queue_by_type and arg_by_op. */
+duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
+                                  const void *x, size_t len, size_t count,
+                                  uint64_t *words, void *scratch,
+                                  duo_stream stream)
+{
+    typedef unsigned long long u64;
+    const cudaStream_t s = duo_cuda_stream(stream);
+    if (op == DUO_SUM && !arg) {
+        switch (type) {
+        case DUO_F32:
+            return queue_segments<SumOp<double>, float, ValueWords<double>>(
+                x, len, count, words, scratch, s);
+        case DUO_F64:
+            return queue_segments<SumOp<double>, double, ValueWords<double>>(
+                x, len, count, words, scratch, s);
+        case DUO_I32:
+            return queue_segments<SumOp<u64>, int32_t, ValueWords<u64>>(
+                x, len, count, words, scratch, s);
+        case DUO_I64:
+            return queue_segments<SumOp<u64>, long long, ValueWords<u64>>(
+                x, len, count, words, scratch, s);
+        case DUO_U64:
+            return queue_segments<SumOp<u64>, u64, ValueWords<u64>>(
+                x, len, count, words, scratch, s);
+        }
+    } else if (op == DUO_MIN || op == DUO_MAX) {
+        switch (type) {
+        case DUO_F32: return segments_extreme<float>(op, arg, x, len, count,
+                                                     words, scratch, s);
+        case DUO_F64: return segments_extreme<double>(op, arg, x, len, count,
+                                                      words, scratch, s);
+        case DUO_I32: return segments_extreme<int>(op, arg, x, len, count,
+                                                   words, scratch, s);
+        case DUO_I64: return segments_extreme<long long>(
+                          op, arg, x, len, count, words, scratch, s);
+        case DUO_U64: return segments_extreme<u64>(op, arg, x, len, count,
+                                                   words, scratch, s);
+        }
+    }
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_segments",
+                    "no %sreduction for op %d on type %d", arg ? "index " : "",
+                    (int)op, (int)type);
+}
+
+/* The slots of one launch's blocks, 16 bytes each (the largest
+ * accumulator, an (index, value) pair). */
+size_t duo_be_reduce_segments_scratch(duo_dtype type, int arg, size_t len,
+                                      size_t count)
+{
+    (void)arg;
+    const unsigned grid = segment_grid(len, duo_dtype_size(type));
+    const size_t per_launch = segments_per_launch(grid);
+    return (count < per_launch ? count : per_launch) * grid * 16;
 }
 
 /* ------------------------------------------------------------------ */
@@ -523,6 +716,7 @@ duo_status duo_be_dot_async(duo_dtype type, size_t n, int count,
                             const void *const *x, const void *const *y,
                             double *result, duo_stream stream)
 {
+    duo_cuda_note_launch(stream, "duo_dot_async", NULL, 0);
     return type == DUO_F32
                ? dot_by_count<float>(n, count, x, y, result, stream)
                : dot_by_count<double>(n, count, x, y, result, stream);

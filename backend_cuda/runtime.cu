@@ -3,6 +3,7 @@
  * and the translation of CUDA errors into duo statuses and messages.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -17,6 +18,9 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
     (void)cudaGetLastError();
     duo_status status = DUO_ERROR_BACKEND;
     const char *advice = "";
+    /* A fault: which kernels may have made it (what ran since each
+     * stream's last successful wait). */
+    static char faulted[900];
     switch (err) {
     case cudaErrorMemoryAllocation:
         status = DUO_ERROR_OUT_OF_MEMORY;
@@ -26,11 +30,18 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
     case cudaErrorMisalignedAddress: case cudaErrorLaunchTimeout:
     case cudaErrorIllegalInstruction: case cudaErrorInvalidPc:
     case cudaErrorHardwareStackError: case cudaErrorAssert:
+    {
         status = DUO_ERROR_LAUNCH;
-        advice = "; a kernel faulted and the GPU context is now unusable: "
-                 "run with DUO_SYNC_LAUNCHES=1 or under compute-sanitizer "
-                 "to find the kernel";
+        char launched[640];
+        duo_cuda_recent_describe(launched, sizeof launched);
+        snprintf(faulted, sizeof faulted,
+                 "; a kernel faulted and the GPU context is now unusable. "
+                 "Launched since the last successful wait: %s. To tell "
+                 "which one faulted, run with DUO_SYNC_LAUNCHES=1 or under "
+                 "compute-sanitizer", launched);
+        advice = faulted;
         break;
+    }
     case cudaErrorInvalidConfiguration: case cudaErrorLaunchOutOfResources:
     case cudaErrorInvalidDeviceFunction: case cudaErrorNoKernelImageForDevice:
         status = DUO_ERROR_LAUNCH;
@@ -46,11 +57,48 @@ duo_status duo_cuda_fail(cudaError_t err, const char *file, int line,
 }
 
 /* Why the last duo_be_init found no GPU, for dispatch/runtime.c. */
-static char no_device_reason[160] = "no GPU was probed";
+static char no_device_reason[256] = "no GPU was probed";
 
 extern "C" const char *duo_cuda_no_device_reason(void)
 {
     return no_device_reason;
+}
+
+/* Why no GPU can be used, in plain words rather than cudart's ("CUDA
+ * driver version is insufficient for CUDA runtime version" is what a
+ * machine without any NVIDIA driver gets), from cudaGetDeviceCount's
+ * error and count, the driver's CUDA version (cudaDriverGetVersion: 0
+ * when no driver is installed), the runtime's, and CUDA_VISIBLE_DEVICES
+ * (NULL when unset).  Given its inputs so that tests can pose each case. */
+extern "C" void duo_cuda_describe_no_gpu(int err, int count,
+                                         int driver_version,
+                                         int runtime_version,
+                                         const char *visible, char *out,
+                                         size_t size)
+{
+    const cudaError_t e = (cudaError_t)err;
+    if ((e == cudaErrorInsufficientDriver && driver_version <= 0) ||
+        e == cudaErrorStubLibrary)
+        snprintf(out, size, "no NVIDIA driver was found on this machine "
+                 "(libcuda.so.1, which the driver installs, %s)",
+                 e == cudaErrorStubLibrary
+                     ? "is only the CUDA toolkit's stub"
+                     : "could not be loaded");
+    else if (e == cudaErrorInsufficientDriver)
+        snprintf(out, size, "the NVIDIA driver is too old for this build: "
+                 "it supports CUDA %d.%d, this build's runtime is CUDA "
+                 "%d.%d (a driver for CUDA %d.0 or newer is needed)",
+                 driver_version / 1000, driver_version % 1000 / 10,
+                 runtime_version / 1000, runtime_version % 1000 / 10,
+                 runtime_version / 1000);
+    else if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
+        snprintf(out, size, "%s%s%s",
+                 visible != NULL ? "no GPU is visible (CUDA_VISIBLE_DEVICES="
+                                 : "the NVIDIA driver found no GPU",
+                 visible != NULL ? visible : "", visible != NULL ? ")" : "");
+    else
+        snprintf(out, size, "%s: %s", cudaGetErrorName(e),
+                 cudaGetErrorString(e));
 }
 
 duo_status duo_be_init(void)
@@ -59,14 +107,21 @@ duo_status duo_be_init(void)
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
         (void)cudaGetLastError();
-        snprintf(no_device_reason, sizeof no_device_reason, "%s",
-                 err != cudaSuccess ? cudaGetErrorString(err)
-                                    : "no CUDA devices");
+        int driver_version = 0, runtime_version = 0;
+        if (cudaDriverGetVersion(&driver_version) != cudaSuccess)
+            driver_version = 0;
+        if (cudaRuntimeGetVersion(&runtime_version) != cudaSuccess)
+            runtime_version = CUDART_VERSION;
+        (void)cudaGetLastError();
+        duo_cuda_describe_no_gpu((int)err, count, driver_version,
+                                 runtime_version,
+                                 getenv("CUDA_VISIBLE_DEVICES"),
+                                 no_device_reason, sizeof no_device_reason);
         return duo_fail(DUO_ERROR_NO_DEVICE, "duo_init",
-                        "DUO_DEVICE=gpu, but no usable GPU was found (%s). "
-                        "Unset DUO_DEVICE (or set it to cpu) to run this "
-                        "CUDA build on the host, or build and run the CPU "
-                        "backends instead: make serial or make openmp",
+                        "DUO_DEVICE=gpu, but no usable GPU: %s. To run on "
+                        "the CPU instead: set DUO_DEVICE=cpu (or unset it) "
+                        "and this CUDA build takes its host path, or build "
+                        "the CPU backends: make serial or make openmp",
                         no_device_reason);
     }
     /* The GPU chosen before duo_init (duo_dist_init picks one per
@@ -85,9 +140,13 @@ duo_status duo_be_init(void)
 duo_status duo_be_finalize(void)
 {
     DUO_CUDA_TRY(cudaDeviceSynchronize(), "duo_finalize");
+    duo_cuda_waited_all();
     duo_status graphs = duo_cuda_graph_release();
     duo_status launch = duo_cuda_launch_release();
-    return graphs != DUO_SUCCESS ? graphs : launch;
+    duo_status prims = duo_cuda_prim_release();
+    return graphs != DUO_SUCCESS   ? graphs
+           : launch != DUO_SUCCESS ? launch
+                                   : prims;
 }
 
 duo_status duo_be_device_info(duo_device_info *info)
@@ -113,5 +172,6 @@ duo_status duo_be_device_info(duo_device_info *info)
 duo_status duo_be_synchronize(void)
 {
     DUO_CUDA_TRY(cudaDeviceSynchronize(), "duo_synchronize");
-    return duo_cuda_waited("duo_synchronize");
+    duo_cuda_waited_all();
+    return duo_cuda_offsets_checked("duo_synchronize");
 }

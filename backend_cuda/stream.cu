@@ -13,6 +13,7 @@
 struct duo_stream_opaque {
     cudaStream_t stream;
     void *reduce_scratch;
+    duo_cuda_recent recent; /* launches since its last wait (launch.cu) */
 };
 
 cudaStream_t duo_cuda_stream(duo_stream stream)
@@ -20,6 +21,11 @@ cudaStream_t duo_cuda_stream(duo_stream stream)
     if (duo_capture_active() && stream == duo_capture_stream())
         return duo_cuda_capture_stream();
     return stream == NULL ? (cudaStream_t)0 : stream->stream;
+}
+
+duo_cuda_recent *duo_cuda_stream_recent(duo_stream stream)
+{
+    return &stream->recent;
 }
 
 void *duo_cuda_reduce_scratch(duo_stream stream)
@@ -49,6 +55,7 @@ duo_status duo_be_stream_create(duo_stream *stream)
         return duo_cuda_fail(err, __FILE__, __LINE__, "duo_stream_create",
                              "cudaStreamCreate");
     }
+    duo_cuda_recent_attach(&s->recent, s);
     *stream = s;
     return DUO_SUCCESS;
 }
@@ -59,6 +66,7 @@ duo_status duo_be_stream_destroy(duo_stream stream)
      * by work queued on the stream, and cudaFree waits for that. */
     cudaError_t err = cudaStreamDestroy(stream->stream);
     cudaError_t err_free = cudaFree(stream->reduce_scratch);
+    duo_cuda_recent_detach(&stream->recent);
     free(stream);
     DUO_CUDA_TRY(err, "duo_stream_destroy");
     DUO_CUDA_TRY(err_free, "duo_stream_destroy");
@@ -69,5 +77,6 @@ duo_status duo_be_stream_synchronize(duo_stream stream)
 {
     DUO_CUDA_TRY(cudaStreamSynchronize(duo_cuda_stream(stream)),
                  "duo_stream_synchronize");
-    return duo_cuda_waited("duo_stream_synchronize");
+    duo_cuda_waited(stream);
+    return duo_cuda_offsets_checked("duo_stream_synchronize");
 }

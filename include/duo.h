@@ -117,10 +117,44 @@ duo_status duo_synchronize(void);
 /* ------------------------------------------------------------------ */
 /* Memory                                                              */
 
-duo_status duo_malloc(void **ptr, size_t bytes);      /* device memory  */
-duo_status duo_free(void *ptr);                       /* NULL is a no-op */
-duo_status duo_malloc_host(void **ptr, size_t bytes); /* pinned host    */
-duo_status duo_free_host(void *ptr);                  /* NULL is a no-op */
+/* duo keeps a registry of its live allocations, so that:
+ *  - duo_free and duo_free_host free only what duo_malloc and
+ *    duo_malloc_host returned and have not freed yet: any other pointer
+ *    (a stack or heap pointer, one inside an allocation, one freed
+ *    already, one of the other kind) fails with
+ *    DUO_ERROR_INVALID_ARGUMENT and a message that names it and says
+ *    which it is, and nothing is freed;
+ *  - duo_memcpy, duo_memcpy_async and duo_memset refuse, the same way
+ *    and writing nothing, a range that overlaps an allocation without
+ *    lying wholly inside it (one that runs past its end, or into it from
+ *    below).  Ranges wholly outside every allocation (the caller's own
+ *    buffers) are passed on as before;
+ *  - duo_finalize writes to stderr how many allocations, and bytes, are
+ *    still live; with DUO_LEAKS=1 (any value but 0 or empty) one line
+ *    each, with the file:line that allocated it.  They stay allocated
+ *    (and registered) after duo_finalize.
+ * duo_malloc and duo_malloc_host are macros that pass the caller's
+ * file:line to the _at functions; the functions of the same names (to
+ * take their address, or from other languages) record no file:line. */
+duo_status duo_malloc_at(void **ptr, size_t bytes, const char *file,
+                         int line);
+duo_status duo_malloc_host_at(void **ptr, size_t bytes, const char *file,
+                              int line);
+duo_status (duo_malloc)(void **ptr, size_t bytes);      /* device memory */
+duo_status (duo_malloc_host)(void **ptr, size_t bytes); /* pinned host   */
+#define duo_malloc(ptr, bytes) duo_malloc_at(ptr, bytes, __FILE__, __LINE__)
+#define duo_malloc_host(ptr, bytes) \
+    duo_malloc_host_at(ptr, bytes, __FILE__, __LINE__)
+duo_status duo_free(void *ptr);                         /* NULL: a no-op */
+duo_status duo_free_host(void *ptr);                    /* NULL: a no-op */
+
+/* Allocations not yet freed, and their bytes (as requested).  Callable
+ * at any time, before duo_init and after duo_finalize too. */
+typedef struct duo_memory_usage {
+    size_t device_allocations, device_bytes; /* duo_malloc      */
+    size_t host_allocations, host_bytes;     /* duo_malloc_host */
+} duo_memory_usage;
+duo_status duo_memory_usage_get(duo_memory_usage *usage);
 
 typedef enum duo_copy_kind {
     DUO_HOST_TO_DEVICE,
@@ -454,6 +488,8 @@ duo_status duo_profile_get(const char *name, duo_profile_region *out);
 } /* extern "C" */
 #endif
 
+/* Sort, scan, compaction, histogram. */
+#include <duo/primitives.h>
 #include <duo/kernel.h>
 
 #endif /* DUO_H */

@@ -20,7 +20,7 @@
 #
 # Flags: CMAKE_C_FLAGS="-pg -fno-omit-frame-pointer
 # -fno-inline-functions-called-once" on top of the Release flags (-O3
-# -march=native): -pg adds the mcount calls that give gprof its call
+# -march=x86-64-v3): -pg adds the mcount calls that give gprof its call
 # counts; the other two keep the frame chain and keep functions called
 # from one place (most of duo's kernels and helpers) out of their caller,
 # so they show up by name.  Small kernels may still be inlined into their

@@ -4,6 +4,41 @@
  * The public functions in src/ check their arguments and the runtime state
  * once, for every backend, then call these.  A backend function may assume
  * valid arguments; it reports its own failures through duo_fail().
+ *
+ * The library's layers, bottom to top.  A module calls only modules of
+ * the layers below its own (and of its own layer, where a layer is a
+ * group), never one above; tests/check_layers.py checks this on the
+ * object files (ctest -R layers).
+ *
+ *   1. error.c       status names, the last error, duo_fail_at, the
+ *                    failure watch.  Calls nothing of duo.
+ *      dtype.c       duo_dtype_size.  Calls nothing of duo.
+ *      cpu_required.c  what the build needs of the CPU.  Calls nothing.
+ *   2. cpu_check.c   duo_init's check of the CPU.  Calls error.
+ *      capture.c     graph capture state and refusals.  Calls error.
+ *      registry.c    the live allocations of duo_malloc and
+ *                    duo_malloc_host.  Calls error.
+ *   3. init_state.c  whether duo_init succeeded, DUO_DEVICE, the backend
+ *                    reason; duo_require_init, duo_require_sync_call.
+ *                    Calls capture, error.
+ *   4. the backend   backend_cpu/, backend_cuda/ (but dist.cu) and, in a
+ *                    CUDA build, src/dispatch/: the duo_be_* below.
+ *                    Calls init_state, capture, error.
+ *   5. shared checks validate*.c (DUO_VALIDATE) and prim_check.c (the
+ *                    primitives' argument checks), used by the calls.
+ *                    Calls layers 1-4 and each other.
+ *   6. profile.c     the built-in profiler.  Calls layers 1-5.
+ *   7. the calls     graph.c, memory.c, timer.c, reduce.c, segmented.c,
+ *                    gemm.c, sort.c, select.c, histogram.c, scan.c: the
+ *                    public functions of their names.  Calls layers 1-6, not
+ *                    each other.
+ *   8. runtime.c     duo_init, duo_finalize, duo_synchronize, device
+ *                    info and the launch hooks of the kernel macros:
+ *                    sets what init_state.c holds, starts and finishes
+ *                    the profiler, validation and the backend, reports
+ *                    leaks.  Calls layers 1-7.
+ *   9. on top        check.c (duo/check.h) and distributed/ (and
+ *                    backend_cuda/dist.cu): call any of the above.
  */
 #ifndef DUO_BACKEND_H
 #define DUO_BACKEND_H
@@ -11,6 +46,8 @@
 #include <stdint.h>
 
 #include <duo.h>
+
+#include "init_state.h"
 
 /* The CUDA build compiles both backend folders into one library, each
  * with its own prefix (backend_rename.h); see src/dispatch/dispatch.h. */
@@ -21,50 +58,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Record a failure for duo_last_error() and return `status`.  `where` is
- * the API function or kernel; the message says what went wrong and what
- * to do. */
-duo_status duo_fail_at(duo_status status, const char *file, int line,
-                       const char *where, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-#define duo_fail(status, where, ...) \
-    duo_fail_at(status, __FILE__, __LINE__, where, __VA_ARGS__)
-
-/* Forget the last error: after a failure that was handled (the GPU probe
- * of a CUDA build that then runs on the host path). */
-void duo_error_clear(void);
-
-/* 1 once duo_init() has succeeded. */
-int duo_is_initialized(void);
-
-/* DUO_SUCCESS once duo_init() has succeeded, else records and returns
- * DUO_ERROR_NOT_INITIALIZED for `where`. */
-duo_status duo_require_init(const char *where);
-/* duo_require_init, and refuse (DUO_ERROR_NOT_CAPTURABLE) inside a graph
- * capture: for every call that waits for the device or returns a value to
- * the host. */
-duo_status duo_require_sync_call(const char *where);
-
-/* DUO_DEVICE, read by duo_init: unset, empty or "auto" (the GPU where
- * one is usable, else the host), "gpu" or "cpu".  Any other value fails
- * with DUO_ERROR_INVALID_ARGUMENT naming the variable. */
-typedef enum duo_device_want {
-    DUO_WANT_AUTO,
-    DUO_WANT_GPU,
-    DUO_WANT_CPU
-} duo_device_want;
-duo_status duo_device_wanted(duo_device_want *want);
-const char *duo_device_want_name(duo_device_want want);
-/* Record why duo_init took the path it took (duo_backend_reason()). */
-void duo_set_backend_reason(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
 
 /* CUDA build: 1 when duo_init chose the host path (dispatch/runtime.c). */
 int duo_host_path(void);
@@ -89,10 +82,12 @@ duo_status duo_be_stream_create(duo_stream *stream);
 duo_status duo_be_stream_destroy(duo_stream stream);
 duo_status duo_be_stream_synchronize(duo_stream stream);
 
-/* After a kernel launch: did it launch (and, when launches are made
- * synchronous for debugging, run)? */
-duo_status duo_be_launch_check(const char *kernel, const char *file,
-                               int line);
+/* After a kernel launch on `stream`: did it launch (and, when launches
+ * are made synchronous for debugging, run)?  The CUDA backend also notes
+ * the launch, so that the error after a fault, which a later call sees,
+ * can name it. */
+duo_status duo_be_launch_check(const char *kernel, duo_stream stream,
+                               const char *file, int line);
 
 /* Named ranges for external profilers (NVTX on CUDA; no-ops on CPU). */
 void duo_be_range_push(const char *name);
@@ -156,26 +151,53 @@ duo_status duo_be_segmented_reduce(duo_reduce_op op, duo_dtype type,
                                    size_t nseg, void *result, size_t *index,
                                    duo_stream stream);
 
-/* ------------------------------------------------------------------ */
-/* Graphs (src/graph.c holds the capture state and the rules). */
+/* Sort (src/sort.c checked the arguments; n > 0).  value_size 0: keys
+ * only; permutation: values_in is NULL and values_out receives the
+ * permutation as uint64_t (value_size 8). */
+duo_status duo_be_sort(duo_key_type type, duo_sort_order order, size_t n,
+                       const void *keys_in, void *keys_out,
+                       const void *values_in, void *values_out,
+                       size_t value_size, int permutation,
+                       duo_stream stream);
 
-/* 1 while duo_graph_capture runs its body. */
-int duo_capture_active(void);
-/* The stream being captured (valid while a capture is open). */
-duo_stream duo_capture_stream(void);
-/* 1 while a CPU graph replay runs a body. */
-int duo_graph_replaying(void);
-/* DUO_SUCCESS when no capture is open; else DUO_ERROR_NOT_CAPTURABLE for
- * a call that cannot be recorded (a host wait, a host result). */
-duo_status duo_capture_refuse(const char *where);
-/* DUO_SUCCESS unless a capture is open on another stream. */
-duo_status duo_capture_check_stream(const char *where, duo_stream stream);
-/* 1 when queued work must be skipped: a capture on a backend that records
- * by replaying the body (the CPU), so nothing may run at capture time. */
-int duo_capture_skips_work(void);
-/* duo_fail_at reports every failure here: the first one inside a capture
- * fails the capture. */
-void duo_capture_note_failure(duo_status status);
+/* Scan (src/scan.c; n > 0), in the order of src/scan_order.h. */
+duo_status duo_be_scan(duo_scan_kind kind, duo_reduce_op op, duo_dtype type,
+                       const void *x, void *y, size_t n, duo_stream stream);
+
+/* Compaction (src/select.c; n > 0, elem_size 4 or 8): the count to
+ * device memory (count_device) or, when that is NULL, to the host
+ * variable *count_host after waiting. */
+duo_status duo_be_compact(size_t elem_size, size_t n, const void *in,
+                          const uint8_t *flags, void *out,
+                          uint64_t *count_device, size_t *count_host,
+                          duo_stream stream);
+
+/* Histogram (src/histogram.c; n >= 0, bins >= 1): counts overwritten,
+ * scale = bins / (hi - lo), as duo/primitives.h says. */
+duo_status duo_be_histogram(duo_dtype type, size_t n, const void *x,
+                            double lo, double hi, double scale,
+                            size_t bins, uint64_t *counts,
+                            duo_stream stream);
+
+/* The distributed layer's chunks (src/distributed/dist_reduce.c): count
+ * >= 1 segments of len >= 1 elements, segment s at element s len of x,
+ * each reduced exactly as duo_be_reduce (arg: duo_be_reduce_arg, op
+ * DUO_MIN or DUO_MAX) reduces it alone, queued on `stream`.  The results
+ * go to device memory as 64-bit words, the value in the low bytes and
+ * zero above: words[s]; with arg, words[2 s] = the index within segment
+ * s and words[2 s + 1] = the value.  scratch: device memory of
+ * duo_be_reduce_segments_scratch(type, arg, len, count) bytes (NULL for
+ * 0), not shared with work that may run at the same time. */
+duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
+                                  const void *x, size_t len, size_t count,
+                                  uint64_t *words, void *scratch,
+                                  duo_stream stream);
+size_t duo_be_reduce_segments_scratch(duo_dtype type, int arg, size_t len,
+                                      size_t count);
+
+/* ------------------------------------------------------------------ */
+/* Graphs (src/graph.c; the capture state and its refusals are
+ * capture.c's). */
 
 /* CUDA: work queued during a capture is recorded by the driver (1); CPU:
  * the body is called again on each replay, so nothing is queued (0). */

@@ -45,6 +45,13 @@
 #define duo_be_reduce_async DUO_BE_RENAMED_(reduce_async)
 #define duo_be_dot_async DUO_BE_RENAMED_(dot_async)
 #define duo_be_segmented_reduce DUO_BE_RENAMED_(segmented_reduce)
+#define duo_be_sort DUO_BE_RENAMED_(sort)
+#define duo_be_compact DUO_BE_RENAMED_(compact)
+#define duo_be_scan DUO_BE_RENAMED_(scan)
+#define duo_be_histogram DUO_BE_RENAMED_(histogram)
+#define duo_be_reduce_segments DUO_BE_RENAMED_(reduce_segments)
+#define duo_be_reduce_segments_scratch \
+    DUO_BE_RENAMED_(reduce_segments_scratch)
 #define duo_be_capture_queues_work DUO_BE_RENAMED_(capture_queues_work)
 #define duo_be_graph_begin DUO_BE_RENAMED_(graph_begin)
 #define duo_be_graph_end DUO_BE_RENAMED_(graph_end)

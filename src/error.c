@@ -1,14 +1,20 @@
 /*
- * error.c - status names and the per-thread last-error message.
+ * error.c - status names, the per-thread last-error message, and the
+ * failure watch that graph captures use.  The bottom layer (backend.h):
+ * it calls no other part of duo.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "error.h"
 
 static _Thread_local char last_error[1024];
+/* duo is called from one host thread at a time, and a capture is open
+ * in one of them: plain statics. */
+static int watching;
+static duo_status first_watched;
 
 const char *duo_status_string(duo_status status)
 {
@@ -29,6 +35,18 @@ const char *duo_last_error(void) { return last_error; }
 
 void duo_error_clear(void) { last_error[0] = '\0'; }
 
+void duo_error_watch_start(void)
+{
+    watching = 1;
+    first_watched = DUO_SUCCESS;
+}
+
+duo_status duo_error_watch_stop(void)
+{
+    watching = 0;
+    return first_watched;
+}
+
 duo_status duo_fail_at(duo_status status, const char *file, int line,
                        const char *where, const char *fmt, ...)
 {
@@ -37,7 +55,8 @@ duo_status duo_fail_at(duo_status status, const char *file, int line,
     const char *base = slash ? slash + 1 : file;
     int used = snprintf(last_error, sizeof last_error, "%s: %s (%s:%d): ",
                         where, duo_status_string(status), base, line);
-    duo_capture_note_failure(status);
+    if (watching && first_watched == DUO_SUCCESS)
+        first_watched = status;
     if (used < 0 || (size_t)used >= sizeof last_error)
         return status;
     va_list ap;

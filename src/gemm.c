@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "validate.h"
 
 /* Rows and columns of a row-major operand as stored, given its op. */
 static void stored_shape(duo_transpose t, size_t rows, size_t cols,
@@ -82,8 +83,11 @@ duo_status duo_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,
     if (status != DUO_SUCCESS || m == 0 || n == 0)
         return status;
     int region = duo_profile_open("duo_gemm_f32", DUO_REGION_GEMM, NULL);
-    status = duo_be_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                             ldc);
+    status = duo_validating()
+                 ? duo_vd_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb,
+                                   beta, c, ldc)
+                 : duo_be_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb,
+                                   beta, c, ldc);
     duo_profile_close(region, NULL,
                       gemm_bytes(m, n, k, beta != 0.0f, sizeof(float)),
                       2.0 * (double)m * n * k);
@@ -101,8 +105,11 @@ duo_status duo_gemm_f64(duo_transpose ta, duo_transpose tb, size_t m,
     if (status != DUO_SUCCESS || m == 0 || n == 0)
         return status;
     int region = duo_profile_open("duo_gemm_f64", DUO_REGION_GEMM, NULL);
-    status = duo_be_gemm_f64(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                             ldc);
+    status = duo_validating()
+                 ? duo_vd_gemm_f64(ta, tb, m, n, k, alpha, a, lda, b, ldb,
+                                   beta, c, ldc)
+                 : duo_be_gemm_f64(ta, tb, m, n, k, alpha, a, lda, b, ldb,
+                                   beta, c, ldc);
     duo_profile_close(region, NULL,
                       gemm_bytes(m, n, k, beta != 0.0, sizeof(double)),
                       2.0 * (double)m * n * k);

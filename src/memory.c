@@ -1,8 +1,11 @@
 /*
  * memory.c - device and pinned allocations, copies, memset and streams:
- * argument checks shared by every backend.
+ * argument checks shared by every backend, and the registry of live
+ * allocations (registry.c) kept up to date and asked before a free, a
+ * copy or a memset.
  */
 #include "profile.h"
+#include "registry.h"
 
 /* Every call here but duo_memcpy_async waits for the device or changes
  * what it holds, so none may be part of a graph capture. */
@@ -20,9 +23,12 @@ static duo_status null_arg(const char *where, const char *arg,
                     expected);
 }
 
-/* Zero bytes give NULL without touching the backend. */
-static duo_status allocate(const char *where, void **ptr, size_t bytes,
-                           duo_status (*backend_alloc)(void **, size_t))
+/* Zero bytes give NULL without touching the backend or the registry. */
+static duo_status allocate(const char *where, duo_alloc_kind kind,
+                           void **ptr, size_t bytes,
+                           duo_status (*backend_alloc)(void **, size_t),
+                           duo_status (*backend_free)(void *),
+                           const char *file, int line)
 {
     if (ptr == NULL)
         return null_arg(where, "ptr", "pass the address of a pointer");
@@ -33,35 +39,80 @@ static duo_status allocate(const char *where, void **ptr, size_t bytes,
     }
     void *p = NULL;
     duo_status status = backend_alloc(&p, bytes);
+    if (status != DUO_SUCCESS)
+        return status;
+    status = duo_registry_add(where, kind, p, bytes, file, line);
+    if (status != DUO_SUCCESS) {
+        (void)backend_free(p); /* the registry's failure is the one */
+        return status;
+    }
+    *ptr = p;
+    return DUO_SUCCESS;
+}
+
+duo_status duo_malloc_at(void **ptr, size_t bytes, const char *file,
+                         int line)
+{
+    return allocate("duo_malloc", DUO_ALLOC_DEVICE, ptr, bytes,
+                    duo_be_malloc, duo_be_free, file, line);
+}
+
+duo_status duo_malloc_host_at(void **ptr, size_t bytes, const char *file,
+                              int line)
+{
+    return allocate("duo_malloc_host", DUO_ALLOC_HOST, ptr, bytes,
+                    duo_be_malloc_host, duo_be_free_host, file, line);
+}
+
+duo_status (duo_malloc)(void **ptr, size_t bytes)
+{
+    return duo_malloc_at(ptr, bytes, NULL, 0);
+}
+
+duo_status (duo_malloc_host)(void **ptr, size_t bytes)
+{
+    return duo_malloc_host_at(ptr, bytes, NULL, 0);
+}
+
+/* Only a live allocation of `kind` reaches the backend (free() or
+ * cudaFree would abort or corrupt memory on anything else). */
+static duo_status release(const char *where, duo_alloc_kind kind, void *ptr,
+                          duo_status (*backend_free)(void *))
+{
+    if (ptr == NULL)
+        return DUO_SUCCESS;
+    duo_status status = duo_registry_check_free(where, kind, ptr);
     if (status == DUO_SUCCESS)
-        *ptr = p;
+        status = duo_require_sync_call(where);
+    if (status == DUO_SUCCESS)
+        status = backend_free(ptr);
+    if (status == DUO_SUCCESS)
+        duo_registry_remove(ptr);
     return status;
-}
-
-duo_status duo_malloc(void **ptr, size_t bytes)
-{
-    return allocate("duo_malloc", ptr, bytes, duo_be_malloc);
-}
-
-duo_status duo_malloc_host(void **ptr, size_t bytes)
-{
-    return allocate("duo_malloc_host", ptr, bytes, duo_be_malloc_host);
 }
 
 duo_status duo_free(void *ptr)
 {
-    if (ptr == NULL)
-        return DUO_SUCCESS;
-    REQUIRE_INIT("duo_free");
-    return duo_be_free(ptr);
+    return release("duo_free", DUO_ALLOC_DEVICE, ptr, duo_be_free);
 }
 
 duo_status duo_free_host(void *ptr)
 {
-    if (ptr == NULL)
-        return DUO_SUCCESS;
-    REQUIRE_INIT("duo_free_host");
-    return duo_be_free_host(ptr);
+    return release("duo_free_host", DUO_ALLOC_HOST, ptr, duo_be_free_host);
+}
+
+duo_status duo_memory_usage_get(duo_memory_usage *usage)
+{
+    if (usage == NULL)
+        return null_arg("duo_memory_usage_get", "usage",
+                        "pass the address of a duo_memory_usage");
+    size_t count[2], bytes[2];
+    duo_registry_usage(count, bytes);
+    usage->device_allocations = count[DUO_ALLOC_DEVICE];
+    usage->device_bytes = bytes[DUO_ALLOC_DEVICE];
+    usage->host_allocations = count[DUO_ALLOC_HOST];
+    usage->host_bytes = bytes[DUO_ALLOC_HOST];
+    return DUO_SUCCESS;
 }
 
 static duo_status check_copy(const char *where, void *dst, const void *src,
@@ -84,6 +135,14 @@ static duo_status check_copy(const char *where, void *dst, const void *src,
     if (bytes > 0 && src == NULL)
         return null_arg(where, "src", "a copy of more than 0 bytes needs a "
                                       "source");
+    if (bytes > 0) {
+        duo_status status = duo_registry_check_range(where, "dst", dst,
+                                                     bytes);
+        if (status == DUO_SUCCESS)
+            status = duo_registry_check_range(where, "src", src, bytes);
+        if (status != DUO_SUCCESS)
+            return status;
+    }
     return duo_require_init(where);
 }
 
@@ -129,6 +188,12 @@ duo_status duo_memset(void *dst, int value, size_t bytes)
     if (bytes > 0 && dst == NULL)
         return null_arg("duo_memset", "dst",
                         "setting more than 0 bytes needs a destination");
+    if (bytes > 0) {
+        duo_status status = duo_registry_check_range("duo_memset", "dst",
+                                                     dst, bytes);
+        if (status != DUO_SUCCESS)
+            return status;
+    }
     REQUIRE_INIT("duo_memset");
     if (bytes == 0)
         return DUO_SUCCESS;

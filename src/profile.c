@@ -320,7 +320,7 @@ static void json_string(FILE *f, const char *s)
 static void write_report(FILE *f, const duo_profile_region *sorted, int count,
                          const char *device, const char *program)
 {
-    const char *backend = duo_backend_name();
+    const char *backend = duo_be_name();
     if (duo_profile_mode_now == DUO_PROFILE_CSV) {
         fprintf(f, "# duo-profile 1\n# backend,%s\n# path,", backend);
         csv_field(f, duo_backend_reason());

@@ -5,15 +5,7 @@
 #include <stdint.h>
 
 #include "profile.h"
-
-size_t duo_dtype_size(duo_dtype type)
-{
-    switch (type) {
-    case DUO_F32: case DUO_I32: return 4;
-    case DUO_F64: case DUO_I64: case DUO_U64: return 8;
-    }
-    return 0;
-}
+#include "validate.h"
 
 /* Region names, by [op][type] in enum order. */
 static const char *const reduce_regions[3][5] = {
@@ -76,7 +68,8 @@ duo_status duo_reduce(duo_reduce_op op, duo_dtype type, const void *x,
         return status;
     int region = duo_profile_open(reduce_regions[op][type],
                                   DUO_REGION_REDUCE, NULL);
-    status = duo_be_reduce(op, type, x, n, result);
+    status = duo_validating() ? duo_vd_reduce(op, type, x, n, result)
+                               : duo_be_reduce(op, type, x, n, result);
     duo_profile_close(region, NULL, (double)(n * duo_dtype_size(type)),
                       (double)n);
     return status;
@@ -100,7 +93,9 @@ duo_status duo_reduce_arg(duo_reduce_op op, duo_dtype type, const void *x,
         return status;
     int region = duo_profile_open(reduce_arg_regions[op][type],
                                   DUO_REGION_REDUCE, NULL);
-    status = duo_be_reduce_arg(op, type, x, n, index, value);
+    status = duo_validating()
+                 ? duo_vd_reduce_arg(op, type, x, n, index, value)
+                 : duo_be_reduce_arg(op, type, x, n, index, value);
     duo_profile_close(region, NULL, (double)(n * duo_dtype_size(type)),
                       (double)n);
     return status;
@@ -122,7 +117,9 @@ duo_status duo_reduce_async(duo_reduce_op op, duo_dtype type, const void *x,
         return status;
     int region = duo_profile_open(reduce_regions[op][type],
                                   DUO_REGION_REDUCE, stream);
-    status = duo_be_reduce_async(op, type, x, n, result, stream);
+    status = duo_validating()
+                 ? duo_vd_reduce_async(op, type, x, n, result, stream)
+                 : duo_be_reduce_async(op, type, x, n, result, stream);
     duo_profile_close(region, stream, (double)(n * duo_dtype_size(type)),
                       (double)n);
     return status;
@@ -176,7 +173,9 @@ duo_status duo_dot_async(duo_dtype type, size_t n, int count,
          "duo_dot_async f64 x3", "duo_dot_async f64 x4"}};
     int region = duo_profile_open(regions[type == DUO_F64][count - 1],
                                   DUO_REGION_REDUCE, stream);
-    status = duo_be_dot_async(type, n, count, x, y, result, stream);
+    status = duo_validating()
+                 ? duo_vd_dot_async(type, n, count, x, y, result, stream)
+                 : duo_be_dot_async(type, n, count, x, y, result, stream);
     duo_profile_close(region, stream, (double)(2 * (size_t)count * n * size),
                       2.0 * (double)count * (double)n);
     return status;

@@ -1,54 +1,23 @@
 /*
  * runtime.c - init/finalize, device info, synchronize, and the checks the
- * kernel-launch macros make before a launch.
+ * kernel-launch macros make before a launch.  The layer above all the
+ * others of the core library (backend.h): the state it sets lives in
+ * init_state.c, where everything below reads it.
+ *
+ * Compiled for plain x86-64, like cpu_check.c (src/CMakeLists.txt):
+ * duo_init asks whether the CPU has what the rest of duo was compiled
+ * for before it calls any of it.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_check.h"
 #include "profile.h"
-
-static int initialized;
-static char backend_reason[512] = "duo_init() has not run";
-
-int duo_is_initialized(void) { return initialized; }
+#include "registry.h"
+#include "validate.h"
 
 const char *duo_backend_name(void) { return duo_be_name(); }
-
-const char *duo_backend_reason(void) { return backend_reason; }
-
-void duo_set_backend_reason(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(backend_reason, sizeof backend_reason, fmt, ap);
-    va_end(ap);
-}
-
-const char *duo_device_want_name(duo_device_want want)
-{
-    return want == DUO_WANT_GPU ? "gpu" : want == DUO_WANT_CPU ? "cpu"
-                                                               : "auto";
-}
-
-duo_status duo_device_wanted(duo_device_want *want)
-{
-    const char *v = getenv("DUO_DEVICE");
-    *want = DUO_WANT_AUTO;
-    if (v == NULL || v[0] == '\0' || strcmp(v, "auto") == 0)
-        return DUO_SUCCESS;
-    if (strcmp(v, "gpu") == 0)
-        *want = DUO_WANT_GPU;
-    else if (strcmp(v, "cpu") == 0)
-        *want = DUO_WANT_CPU;
-    else
-        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_init",
-                        "DUO_DEVICE=%s: expected auto (the default: the GPU "
-                        "where one is usable, else the host), gpu or cpu",
-                        v);
-    return DUO_SUCCESS;
-}
 
 #if !defined(DUO_TWO_PATHS)
 /* The serial and OpenMP builds have the host path only. */
@@ -86,50 +55,51 @@ const char *duo_version(void)
 
 duo_status duo_init(void)
 {
-    if (initialized)
+    if (duo_is_initialized())
         return DUO_SUCCESS;
+    duo_status status = duo_cpu_check(duo_cpu_detect(), duo_cpu_required,
+                                      duo_cpu_target);
+    if (status != DUO_SUCCESS)
+        return status;
 #if defined(DUO_TWO_PATHS)
     /* The CUDA build chooses its path here (src/dispatch/runtime.c). */
-    duo_status status = duo_be_init();
+    status = duo_be_init();
 #else
-    duo_status status = cpu_build_init();
+    status = cpu_build_init();
 #endif
     if (status != DUO_SUCCESS)
         return status;
-    initialized = 1;
+    duo_set_initialized(1);
     status = duo_profile_init_from_env();
+    if (status == DUO_SUCCESS)
+#if defined(DUO_TWO_PATHS)
+        status = duo_validate_init(!duo_host_path());
+#else
+        status = duo_validate_init(0);
+#endif
     if (status != DUO_SUCCESS) {
-        initialized = 0;
-        (void)duo_be_finalize(); /* the profile error is the one to report */
+        duo_set_initialized(0);
+        duo_profile_finish();
+        (void)duo_be_finalize(); /* the first error is the one to report */
     }
     return status;
 }
 
 duo_status duo_finalize(void)
 {
-    if (!initialized)
+    if (!duo_is_initialized())
         return DUO_SUCCESS;
     if (duo_capture_active())
         return duo_capture_refuse("duo_finalize");
+    duo_validate_finalize();
     duo_status profile = duo_profile_finish();
-    initialized = 0;
+    duo_set_initialized(0);
     duo_status backend = duo_be_finalize();
     duo_set_backend_reason("duo_init() has not run");
+    const char *leaks = getenv("DUO_LEAKS");
+    duo_registry_finalize(stderr, leaks != NULL && leaks[0] != '\0' &&
+                                      strcmp(leaks, "0") != 0);
     return backend != DUO_SUCCESS ? backend : profile;
-}
-
-duo_status duo_require_init(const char *where)
-{
-    if (initialized)
-        return DUO_SUCCESS;
-    return duo_fail(DUO_ERROR_NOT_INITIALIZED, where,
-                    "call duo_init() first (and check that it succeeded)");
-}
-
-duo_status duo_require_sync_call(const char *where)
-{
-    duo_status status = duo_require_init(where);
-    return status != DUO_SUCCESS ? status : duo_capture_refuse(where);
 }
 
 duo_status duo_device_info_get(duo_device_info *info)
@@ -165,11 +135,15 @@ static _Thread_local int launch_region = -1;
 /* What the launch macros return when duo_launch_begin says not to launch:
  * the failure, or success for a launch a CPU capture only records. */
 static _Thread_local duo_status launch_refusal = DUO_ERROR_NOT_INITIALIZED;
+/* The call in flight is a user reduction: it checked its own launches
+ * and waited for them (kernel_cuda.h), so its end has nothing to check,
+ * and the backend nothing to note as launched since the last wait. */
+static _Thread_local int host_result_call;
 
 int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
                      int line)
 {
-    if (!initialized) {
+    if (!duo_is_initialized()) {
         launch_refusal = duo_fail_at(
             DUO_ERROR_NOT_INITIALIZED, file, line, kernel,
             "kernel not launched: call duo_init() first (and check that it "
@@ -187,22 +161,26 @@ int duo_launch_begin(const char *kernel, duo_stream stream, const char *file,
 
 int duo_host_result_begin(const char *kernel, const char *file, int line)
 {
-    if (initialized && duo_capture_active()) {
+    if (duo_is_initialized() && duo_capture_active()) {
         launch_refusal = duo_fail_at(
             DUO_ERROR_NOT_CAPTURABLE, file, line, kernel,
             "a user reduction returns its value to the host, so it cannot "
             "be part of a graph capture; call it outside the capture");
         return 0;
     }
-    return duo_launch_begin(kernel, NULL, file, line);
+    host_result_call = duo_launch_begin(kernel, NULL, file, line);
+    return host_result_call;
 }
 
 duo_status duo_launch_end(const char *kernel, duo_stream stream,
                           const char *file, int line)
 {
-    duo_status status = duo_be_launch_check(kernel, file, line);
+    duo_status status = host_result_call
+                            ? DUO_SUCCESS
+                            : duo_be_launch_check(kernel, stream, file, line);
     duo_profile_close(launch_region, stream, 0.0, 0.0);
     launch_region = -1;
+    host_result_call = 0;
     return status;
 }
 

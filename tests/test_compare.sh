@@ -181,10 +181,10 @@ case_options() {
         'Exit status: 0 PASS; 1 FAIL; 2'
     run
     expect_rc 2
-    expect_out 'give two dump files'
+    expect_out 'give two runs, A and B'
     run base
     expect_rc 2
-    expect_out 'give a second dump file'
+    expect_out 'give a second run, B'
     run base same other_app
     expect_rc 2
     expect_out 'unexpected argument'

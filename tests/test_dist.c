@@ -8,7 +8,8 @@
  *    would see, edge halos left alone;
  *  - duo_dist_reduce / _arg for every type and op, on arrays split evenly
  *    and unevenly (empty pieces, pieces inside one chunk, chunks split
- *    three ways), with NaN, -0 and ties: bit for bit equal to the
+ *    three ways, pieces and arrays ending on chunk boundaries or one
+ *    element off them), with NaN, -0 and ties: bit for bit equal to the
  *    contract computed on one rank from duo_reduce (so equal for every
  *    rank count), to duo_reduce on the whole array when n <=
  *    DUO_DIST_CHUNK, and close to an independent long double sum;
@@ -147,16 +148,21 @@ static double cell(size_t row, size_t col)
 enum halo_form {
     HALO_SYNC,         /* duo_memcpy, duo_dist_halo_exchange, duo_memcpy */
     HALO_ASYNC,        /* the same on the default stream, async forms     */
-    HALO_ASYNC_STREAM  /* async copies and exchange on a stream of its own,
+    HALO_ASYNC_STREAM, /* async copies and exchange on a stream of its own,
                           one wait at the end: the exchange must read the
                           rows after the upload and finish before the
                           download */
+    HALO_SYNC_STREAM   /* the field copied in from a device copy on a
+                          stream of its own, not waited for, then
+                          duo_dist_halo_exchange: it must read the rows
+                          after work on every stream */
 };
 
 static void test_halo_case(duo_dtype type, size_t rows, size_t cols,
                            enum halo_form form)
 {
-    static const char *const forms[] = {"sync", "async", "async stream"};
+    static const char *const forms[] = {"sync", "async", "async stream",
+                                        "sync after stream"};
     test_set_context("rank %d/%d halo %s %s %zu x %zu", rank_, size_,
                      forms[form], type == DUO_F32 ? "f32" : "f64", rows,
                      cols);
@@ -182,6 +188,17 @@ static void test_halo_case(duo_dtype type, size_t rows, size_t cols,
         test_to_device(dev, h, len * esz);
         CHECK_OK(duo_dist_halo_exchange(type, dev, &d));
         test_to_host(got, dev, len * esz);
+    } else if (form == HALO_SYNC_STREAM) {
+        void *copy = test_device_alloc(len * esz);
+        test_to_device(copy, h, len * esz);
+        duo_stream st = NULL;
+        CHECK_OK(duo_stream_create(&st));
+        CHECK_OK(duo_memcpy_async(dev, copy, len * esz, DUO_DEVICE_TO_DEVICE,
+                                  st));
+        CHECK_OK(duo_dist_halo_exchange(type, dev, &d));
+        test_to_host(got, dev, len * esz);
+        CHECK_OK(duo_stream_destroy(st));
+        CHECK_OK(duo_free(copy));
     } else {
         duo_stream st = NULL;
         if (form == HALO_ASYNC_STREAM)
@@ -231,7 +248,7 @@ static void test_halo(void)
 {
     const size_t sizes[][2] = {{(size_t)size_, 1}, {(size_t)size_, 5},
                                {7, 3}, {13, 257}};
-    for (int form = HALO_SYNC; form <= HALO_ASYNC_STREAM; ++form)
+    for (int form = HALO_SYNC; form <= HALO_SYNC_STREAM; ++form)
         for (int t = 0; t < 2; ++t)
             for (int s = 0; s < 4; ++s)
                 if (sizes[s][0] >= (size_t)size_)
@@ -447,14 +464,38 @@ static int same_result(duo_reduce_op op, duo_dtype type, const void *a,
     return memcmp(a, b, size) == 0;
 }
 
+/* Where split() mode 2 starts rank q's piece: one element before, at or
+ * one element after (by q % 3) a chunk boundary, the chunks dealt out
+ * evenly; clipped to n. */
+static size_t near_boundary(size_t n, int q)
+{
+    if (q == 0)
+        return 0;
+    const size_t chunks = (n + DUO_DIST_CHUNK - 1) / DUO_DIST_CHUNK;
+    const size_t per = (chunks + (size_t)size_ - 1) / (size_t)size_;
+    const size_t at = (size_t)q * per * DUO_DIST_CHUNK + (size_t)(q % 3);
+    return at < 1 ? 0 : at - 1 > n ? n : at - 1;
+}
+
 /* This rank's piece under split `how`: 0 even blocks; 1 uneven, rank r
  * getting a share growing with r, rank 0 nothing when size > 1 (so
- * pieces are empty, inside one chunk, or spanning several). */
+ * pieces are empty, inside one chunk, or spanning several); 2 pieces
+ * that begin and end on chunk boundaries or one element off them
+ * (near_boundary). */
 static duo_dist_range split(size_t n, int how)
 {
     duo_dist_range r;
     if (how == 0) {
         CHECK_OK(duo_dist_block_1d(n, size_, rank_, &r));
+        return r;
+    }
+    if (how == 2) {
+        const size_t begin = near_boundary(n, rank_);
+        const size_t end =
+            rank_ + 1 == size_ ? n : near_boundary(n, rank_ + 1);
+        CHECK_OK(duo_dist_range_make(end - begin, &r));
+        CHECK_EQ_U64(r.n, n);
+        CHECK_EQ_U64(r.begin, begin);
         return r;
     }
     size_t weight_all = 0, before = 0;
@@ -553,6 +594,27 @@ static void test_reduce_case(duo_dtype type, size_t n, int flavour, int how,
     free(host);
 }
 
+/* The chunks' bits where they meet: the whole array and each rank's
+ * piece one element either side of chunk boundaries, last chunks of 1
+ * element, of the lengths where duo_reduce's one-block kernel takes over
+ * (4096 f32 or 2048 f64 elements and below, backend_cuda/reduce.cu), and
+ * of a whole chunk; every op and split.  Floating-point sums are the
+ * results whose bits depend on the order; the integer types (sums wrap,
+ * min and max pick) check on two lengths that their results travel
+ * whole. */
+static void test_reduce_chunk_edges(uint64_t *seed)
+{
+    const size_t C = DUO_DIST_CHUNK;
+    const size_t ns[] = {C + 1,        2 * C + 4097, C - 1,     2 * C - 1,
+                         2 * C,        2 * C + 1,    3 * C - 1, 3 * C + 1,
+                         C + 2048,     C + 2049,     2 * C + 4096, 4 * C};
+    for (int t = 0; t < 5; ++t)
+        for (size_t k = 0; k < (t < 2 ? sizeof ns / sizeof ns[0] : 2); ++k)
+            for (int how = 0; how < 3; ++how)
+                test_reduce_case((duo_dtype)t, ns[k], how == 1 ? 3 : 0, how,
+                                 ++*seed);
+}
+
 static void test_reduce(void)
 {
     static const size_t ns[] = {0,     1,     2,     3,     7,
@@ -577,6 +639,7 @@ static void test_reduce(void)
     }
     for (int t = 2; t < 5; ++t)
         test_reduce_case((duo_dtype)t, 3 * 65536 + 17, 3, 0, ++seed);
+    test_reduce_chunk_edges(&seed);
 }
 
 /* duo_graph_capture's body for the capture refusal below: one reduce. */

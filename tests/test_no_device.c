@@ -8,12 +8,21 @@
  *    and the library then refuses work with DUO_ERROR_NOT_INITIALIZED;
  *  - DUO_DEVICE=auto (or unset): duo_init() takes the host path and says
  *    why; work runs there;
- *  - DUO_DEVICE=cpu: the host path, whatever the machine has.
+ *  - DUO_DEVICE=cpu: the host path, whatever the machine has;
+ *  - the reason in plain words (backend_cuda/runtime.cu,
+ *    duo_cuda_describe_no_gpu) for each case posed: no driver, the
+ *    toolkit's stub driver, a driver too old, no GPU, none visible.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
 
 #include "test_util.h"
+
+DUO_EXTERN_C void duo_cuda_describe_no_gpu(int err, int count,
+                                           int driver_version,
+                                           int runtime_version,
+                                           const char *visible, char *out,
+                                           size_t size);
 
 DUO_KERNEL(iota_kernel, size_t n, double *out)
 {
@@ -34,6 +43,16 @@ static void test_gpu_refused(void)
     CHECK_CONTAINS(msg, "DUO_DEVICE");
     CHECK_CONTAINS(msg, "make serial");
     CHECK_CONTAINS(msg, "make openmp");
+    CHECK_CONTAINS(msg, "host path");
+    /* Plain words, not cudart's: on a machine without a driver that is
+     * "no NVIDIA driver", on one with GPUs all hidden "no GPU is
+     * visible". */
+    CHECK_MSG(strstr(msg, "driver version is insufficient") == NULL,
+              "cudart's words in \"%s\"", msg);
+    CHECK_MSG(strstr(msg, "no NVIDIA driver was found") != NULL ||
+                  strstr(msg, "no GPU is visible (CUDA_VISIBLE_DEVICES=)") !=
+                      NULL,
+              "the reason in \"%s\"", msg);
 
     /* Trying again gives the same answer; nothing is half-initialized. */
     CHECK_STATUS(duo_init(), DUO_ERROR_NO_DEVICE);
@@ -81,6 +100,38 @@ static void test_host_path(const char *want, const char *why)
     CHECK_OK(duo_finalize());
 }
 
+/* The reason for each case posed, as duo_init and duo_backend_reason
+ * give it. */
+static void test_reasons(void)
+{
+    char out[256];
+    test_set_context("reasons");
+    duo_cuda_describe_no_gpu(cudaErrorInsufficientDriver, 0, 0, 13000, NULL,
+                             out, sizeof out);
+    CHECK_CONTAINS(out, "no NVIDIA driver was found on this machine");
+    duo_cuda_describe_no_gpu(cudaErrorStubLibrary, 0, 0, 13000, NULL, out,
+                             sizeof out);
+    CHECK_CONTAINS(out, "no NVIDIA driver was found on this machine");
+    CHECK_CONTAINS(out, "stub");
+    duo_cuda_describe_no_gpu(cudaErrorInsufficientDriver, 0, 12040, 13000,
+                             NULL, out, sizeof out);
+    CHECK_CONTAINS(out, "the NVIDIA driver is too old for this build: it "
+                        "supports CUDA 12.4, this build's runtime is CUDA "
+                        "13.0 (a driver for CUDA 13.0 or newer is needed)");
+    duo_cuda_describe_no_gpu(cudaErrorNoDevice, 0, 13000, 13000, NULL, out,
+                             sizeof out);
+    CHECK(strcmp(out, "the NVIDIA driver found no GPU") == 0);
+    duo_cuda_describe_no_gpu(cudaSuccess, 0, 13000, 13000, NULL, out,
+                             sizeof out);
+    CHECK(strcmp(out, "the NVIDIA driver found no GPU") == 0);
+    duo_cuda_describe_no_gpu(cudaErrorNoDevice, 0, 13000, 13000, "7", out,
+                             sizeof out);
+    CHECK(strcmp(out, "no GPU is visible (CUDA_VISIBLE_DEVICES=7)") == 0);
+    duo_cuda_describe_no_gpu(cudaErrorDevicesUnavailable, 0, 13000, 13000,
+                             NULL, out, sizeof out);
+    CHECK_CONTAINS(out, "cudaErrorDevicesUnavailable");
+}
+
 int main(void)
 {
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
@@ -88,6 +139,7 @@ int main(void)
               "run with CUDA_VISIBLE_DEVICES= (empty); got %s",
               visible ? visible : "(unset)");
 
+    test_reasons();
     test_gpu_refused();
     test_host_path("auto", "no usable GPU");
     test_host_path("", "no usable GPU");

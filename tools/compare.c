@@ -1,13 +1,15 @@
 /*
- * compare.c - duo-compare: compare two --dump files of a duo app (e.g.
- * one from the openmp build and one from the cuda build) value by value.
+ * compare.c - duo-compare: compare two runs value by value (e.g. one of
+ * the openmp build and one of the cuda build): two --dump files of a duo
+ * app, or two folders of a program's own arrays written through
+ * <duo/check.h>.
  *
- *   build/<backend>/bin/duo-compare A B [--tol T] [--atol A] [--ulps U]
- *                                   [--exact]
- *                                       [--quiet]
+ *   duo-compare A B [--tol T] [--atol A] [--ulps U] [--exact] [--quiet]
+ *                   [--png FILE [--array NAME]]
  *
  * Plain C11, no kernels, no duo_init: it only reads files.  The usage
- * text below is the documentation; the file format is in dump.h.
+ * text below is the documentation; the formats are in dump.h and
+ * include/duo/check.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,19 +17,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_dir.h"
+#include "diff_png.h"
 #include "dump.h"
+#include "ulp.h"
 
 static const char *const PROG = "duo-compare";
 static const char *const USAGE =
-    "usage: duo-compare A B [--tol T] [--atol A] [--ulps U] [--exact] [--quiet] "
-    "[--help]\n"
+    "usage: duo-compare A B [--tol T] [--atol A] [--ulps U] [--exact] [--quiet]\n"
+    "                   [--png FILE [--array NAME]] [--help]\n"
     "\n"
-    "Compare two --dump files of a duo app (e.g. one written by the openmp\n"
-    "build and one by the cuda build) array by array.  B is the reference.\n"
-    "Both files must come from the same app run with the same args (the\n"
-    "--dump option itself is not recorded) and hold the same arrays: the\n"
-    "same names, element types and shapes.  Backends and devices may "
-    "differ.\n"
+    "Compare two runs (e.g. one of the openmp build and one of the cuda\n"
+    "build) array by array.  B is the reference.  A run is a --dump file of\n"
+    "a duo app, or a folder of a program's own arrays written through\n"
+    "<duo/check.h> (DUO_CHECK_DIR=folder); A and B are both files or both\n"
+    "folders.  A folder's arrays are compared in the order they were\n"
+    "dumped, and the first one that fails is named at the end: where the\n"
+    "two runs part ways.  Two --dump files must come from the same app run\n"
+    "with the same args (the --dump option itself is not recorded).  Both\n"
+    "runs must hold the same arrays: the same names, element types and\n"
+    "shapes.  Backends and devices may differ.\n"
     "\n"
     "For each array it prints\n"
     "  max_abs     max |a - b|\n"
@@ -64,6 +73,14 @@ static const char *const USAGE =
     "  --exact   bitwise equality for every type (not with --tol, --atol,\n"
     "            --ulps)\n"
     "  --quiet   print only the lines of failing arrays and the verdict\n"
+    "  --png FILE  draw a picture of a 2-D array: equal bits white, other\n"
+    "            elements yellow (1 ulp) to dark red (the largest distance,\n"
+    "            log scale), NaN or infinity against another value blue;\n"
+    "            arrays larger than 2048 on a side in blocks (the largest\n"
+    "            distance of each); needs libpng at build time\n"
+    "  --array NAME  the array --png draws (default: the first failing\n"
+    "            2-D array, else the first whose bits differ, else the\n"
+    "            first 2-D array)\n"
     "  --help    print this text and exit 0\n"
     "\n"
     "How the defaults were chosen: two builds round their results\n"
@@ -77,13 +94,15 @@ static const char *const USAGE =
     "of moderate length.  There is no default absolute tolerance: a value that\n"
     "should be 0 but carries rounding noise from cancellation can fail.\n"
     "\n"
-    "Output: a header line (app, args, and each file's backend and\n"
-    "device), one line per array, then \"verdict: PASS\" or "
-    "\"verdict: FAIL\".\n"
+    "Output: a header line (app, args, and each run's backend and\n"
+    "device), one line per array, \"first array that differs: NAME\" if\n"
+    "any fails, a line on the picture with --png, then \"verdict: PASS\"\n"
+    "or \"verdict: FAIL\".\n"
     "Exit status: 0 PASS; 1 FAIL; 2 usage error, a file that cannot be\n"
     "read or is invalid (truncated, wrong magic, unsupported version, hash\n"
     "mismatch, inconsistent sizes, ...), files of different apps or args,\n"
-    "or arrays that differ in name, element type or shape.\n";
+    "arrays that differ in name, element type or shape, or a --png that\n"
+    "could not be drawn.\n";
 
 /* ------------------------------------------------------------------ */
 /* Command line                                                        */
@@ -95,6 +114,8 @@ typedef struct options {
     long long ulps; /* < 0: per-type default */
     int exact;
     int quiet;
+    const char *png;   /* --png FILE, or NULL */
+    const char *array; /* --array NAME, or NULL */
 } options;
 
 static void usage_error(const char *fmt, const char *arg)
@@ -144,7 +165,7 @@ static void parse_options(int argc, char **argv, options *o)
         if (arg[0] != '-' || arg[1] == '\0') {
             if (npaths == 2)
                 usage_error("unexpected argument '%s': give exactly two "
-                            "dump files, A and B", arg);
+                            "runs, A and B", arg);
             if (npaths++ == 0)
                 o->path_a = arg;
             else
@@ -185,13 +206,22 @@ static void parse_options(int argc, char **argv, options *o)
             o->exact = 1;
         } else if (strcmp(arg, "--quiet") == 0) {
             o->quiet = 1;
+        } else if (is_option(arg, "--png", &value)) {
+            o->png = take_value(argc, argv, &i, value, "--png");
+            if (o->png[0] == '\0')
+                usage_error("%s", "--png expects a file name");
+        } else if (is_option(arg, "--array", &value)) {
+            o->array = take_value(argc, argv, &i, value, "--array");
         } else {
             usage_error("unknown option '%s'", arg);
         }
     }
     if (npaths != 2)
-        usage_error("%s", npaths == 0 ? "give two dump files, A and B"
-                                      : "give a second dump file, B");
+        usage_error("%s", npaths == 0 ? "give two runs, A and B"
+                                      : "give a second run, B");
+    if (o->array != NULL && o->png == NULL)
+        usage_error("%s", "--array picks the array that --png draws; give "
+                    "--png FILE too");
     if (o->exact && (o->tol >= 0 || o->atol >= 0 || o->ulps >= 0))
         usage_error("%s", "--exact requires bitwise equality; it cannot be "
                     "combined with --tol, --atol or --ulps");
@@ -207,23 +237,6 @@ typedef struct stats {
     uint64_t mismatches, nan_mismatches;
     uint64_t first;       /* index of the first mismatch */
 } stats;
-
-static uint64_t ordered32(uint32_t u)
-{
-    return (u & 0x80000000u) ? 0x80000000ull - (u & 0x7fffffffu)
-                             : 0x80000000ull + u;
-}
-
-static uint64_t ordered64(uint64_t u)
-{
-    const uint64_t sign = 0x8000000000000000ull;
-    return (u & sign) ? sign - (u & ~sign) : sign + u;
-}
-
-static uint64_t distance(uint64_t a, uint64_t b)
-{
-    return a > b ? a - b : b - a;
-}
 
 static void note_mismatch(stats *s, uint64_t i)
 {
@@ -260,13 +273,13 @@ static void compare_floats(const dump_entry *ea, const dump_entry *eb,
             b = fb;
             bits_a = ua;
             bits_b = ub;
-            ulp = distance(ordered32(ua), ordered32(ub));
+            ulp = ulp_distance(ulp_ordered32(ua), ulp_ordered32(ub));
         } else {
             a = ((const double *)ea->data)[i];
             b = ((const double *)eb->data)[i];
             memcpy(&bits_a, &a, 8);
             memcpy(&bits_b, &b, 8);
-            ulp = distance(ordered64(bits_a), ordered64(bits_b));
+            ulp = ulp_distance(ulp_ordered64(bits_a), ulp_ordered64(bits_b));
         }
 
         if (isnan(a) || isnan(b)) {
@@ -331,7 +344,7 @@ static void compare_ints(const dump_entry *ea, const dump_entry *eb,
         double a, b;
         uint64_t ka = int_element(ea, i, &a);
         uint64_t kb = int_element(eb, i, &b);
-        uint64_t diff = distance(ka, kb); /* |a - b|, exactly */
+        uint64_t diff = ulp_distance(ka, kb); /* |a - b|, exactly */
         note_error(s, (double)diff, b, diff);
         s->sum_d2 += (long double)diff * diff;
         s->sum_b2 += (long double)b * b;
@@ -549,39 +562,109 @@ static int check_structure(const options *o, const dump_file *a,
     return bad ? -1 : 0;
 }
 
+/* A run: a --dump file, or a folder written through <duo/check.h>. */
+static int read_run(const char *path, dump_file *f)
+{
+    char err[1024];
+    int rc = check_dir_is_folder(path)
+                 ? check_dir_read(path, f, err, sizeof err)
+                 : dump_read(path, f, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", PROG, err);
+    return rc;
+}
+
+/* The array --png draws: --array NAME, else the first 2-D array that
+ * fails, else the first whose bits differ, else the first 2-D array. */
+static const dump_entry *png_array(const options *o, const dump_file *a,
+                                   const dump_file *b, const int *failed)
+{
+    if (o->array != NULL) {
+        const dump_entry *e = dump_find(a, o->array);
+        if (e == NULL)
+            fprintf(stderr, "%s: --array %s: no array of that name in the "
+                    "runs\n", PROG, o->array);
+        return e;
+    }
+    for (uint32_t i = 0; i < a->narrays; ++i)
+        if (failed[i] && a->arrays[i].rank == 2)
+            return &a->arrays[i];
+    for (uint32_t i = 0; i < a->narrays; ++i) {
+        const dump_entry *ea = &a->arrays[i], *eb = dump_find(b, ea->name);
+        if (ea->rank == 2 && ea->count > 0 &&
+            memcmp(ea->data, eb->data, ea->count * dump_type_size(ea->type)))
+            return ea;
+    }
+    for (uint32_t i = 0; i < a->narrays; ++i)
+        if (a->arrays[i].rank == 2)
+            return &a->arrays[i];
+    fprintf(stderr, "%s: --png %s: the runs hold no 2-D array to draw\n",
+            PROG, o->png);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     options o;
     parse_options(argc, argv, &o);
 
-    dump_file a, b;
-    char err[1024];
-    if (dump_read(o.path_a, &a, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", PROG, err);
+    if (check_dir_is_folder(o.path_a) != check_dir_is_folder(o.path_b)) {
+        fprintf(stderr, "%s: %s is a %s but %s is a %s; compare two --dump "
+                "files or two <duo/check.h> run folders\n", PROG, o.path_a,
+                check_dir_is_folder(o.path_a) ? "folder" : "file", o.path_b,
+                check_dir_is_folder(o.path_b) ? "folder" : "file");
         return 2;
     }
-    if (dump_read(o.path_b, &b, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", PROG, err);
+    dump_file a, b;
+    if (read_run(o.path_a, &a) != 0)
+        return 2;
+    if (read_run(o.path_b, &b) != 0) {
         dump_file_free(&a);
         return 2;
     }
-    if (check_structure(&o, &a, &b) != 0) {
+    int *failed = calloc(a.narrays + 1, sizeof *failed);
+    if (failed == NULL || check_structure(&o, &a, &b) != 0) {
+        if (failed == NULL)
+            fprintf(stderr, "%s: out of memory\n", PROG);
+        free(failed);
         dump_file_free(&a);
         dump_file_free(&b);
         return 2;
     }
 
-    if (!o.quiet)
+    if (!o.quiet && a.app[0] == '\0') /* run folders: no app, no args */
+        printf("duo-compare: A=%s (backend=%s device=\"%s\") B=%s "
+               "(backend=%s device=\"%s\")\n", o.path_a, a.backend,
+               a.device, o.path_b, b.backend, b.device);
+    else if (!o.quiet)
         printf("duo-compare: app=%s args=\"%s\" A=%s (backend=%s "
                "device=\"%s\") B=%s (backend=%s device=\"%s\")\n", a.app,
                a.args, o.path_a, a.backend, a.device, o.path_b, b.backend,
                b.device);
-    int failed = 0;
-    for (uint32_t i = 0; i < a.narrays; ++i)
-        failed |= compare_array(&a.arrays[i], dump_find(&b, a.arrays[i].name),
-                                &o);
-    printf("verdict: %s\n", failed ? "FAIL" : "PASS");
+    int any = 0;
+    const char *first = NULL;
+    for (uint32_t i = 0; i < a.narrays; ++i) {
+        failed[i] = compare_array(&a.arrays[i],
+                                  dump_find(&b, a.arrays[i].name), &o);
+        if (failed[i] && first == NULL)
+            first = a.arrays[i].name;
+        any |= failed[i];
+    }
+    /* Arrays are in the order they were written: for a run folder the
+     * order of the program's dumps, so the first failure is where the
+     * runs part ways. */
+    if (first != NULL)
+        printf("first array that differs: %s\n", first);
+    int status = any ? 1 : 0;
+    if (o.png != NULL) {
+        const dump_entry *e = png_array(&o, &a, &b, failed);
+        if (e == NULL ||
+            diff_png_write(o.png, e, dump_find(&b, e->name), PROG) != 0)
+            status = 2;
+    }
+    printf("verdict: %s\n", any ? "FAIL" : "PASS");
+    free(failed);
     dump_file_free(&a);
     dump_file_free(&b);
-    return failed ? 1 : 0;
+    return status;
 }

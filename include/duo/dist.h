@@ -180,8 +180,10 @@ duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
  * on up to 64 ranks an all-gather of 10 bytes per rank, beyond (or with
  * DUO_DIST_AGREE=full in the environment) an all-reduce of a 72-byte
  * record.  For n > DUO_DIST_INLINE there follow an all-gather of every
- * rank's range, the pieces of split chunks and one all-reduce of 8 bytes
- * per chunk.  With n <= DUO_DIST_INLINE the elements travel in the first
+ * rank's range, the pieces of split chunks and one all-gather of the
+ * chunk results (8 bytes per chunk, 16 with the index); on the device,
+ * all of a rank's chunks are reduced in one pass and copied to the host
+ * at once.  With n <= DUO_DIST_INLINE the elements travel in the first
  * exchange: that is all where no rank holds more than one of them, else
  * the 72-byte records are combined too.  `range` must describe the same
  * n and consecutive pieces on every rank (duo_dist_block_1d,

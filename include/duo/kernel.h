@@ -28,9 +28,14 @@
  * Launches return a duo_status.  The kernel's name and the caller's
  * file:line appear in any error.  A launch is asynchronous on the GPU
  * (queued on the stream, or the default stream); on CPU backends and a
- * CUDA build's host path it has finished when DUO_LAUNCH returns.  Set DUO_SYNC_LAUNCHES=1 to have a
- * CUDA build wait after each launch, so that a fault is reported against
- * the kernel that caused it.
+ * CUDA build's host path it has finished when DUO_LAUNCH returns.  A
+ * kernel that faults on the GPU (an illegal address, say) is seen by a
+ * later call; its error lists, for each stream, the kernels launched on
+ * it since its last successful wait (synchronize, a copy to or from the
+ * host, a reduction's result), with their file:line: the last 4, and
+ * how many.  Set DUO_SYNC_LAUNCHES=1 to have a CUDA build wait after
+ * each launch, so that a fault is reported against the one kernel that
+ * caused it.
  *
  * DUO_DEVICE marks helpers that kernels call; DUO_RESTRICT is C99's
  * restrict in a spelling that nvcc accepts too.
@@ -76,6 +81,9 @@
  * grid's size in blocks, DUO_BLOCK_X, DUO_BLOCK_Y the block's size.  A
  * grid with 0 blocks launches nothing.  On CUDA the grid's y size is at
  * most 65535.
+ *
+ * Atomics (duo_atomic_add_u64 and friends, returning the old value) are
+ * in <duo/atomic.h>, included below, with what their bits depend on.
  *
  * User reductions: reduce an element function over 0 <= i < n.
  *
@@ -169,13 +177,13 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
  * build), over Acc values (Acc)(T)fn(i, args).  Floating-point values
  * are combined in the order of <duo/reduce_order.h>, the chunks taken by
  * OpenMP threads on demand in shrinking blocks (element costs often vary
- * with the index).  Integer values give the same bits
- * in any order (sums wrap modulo 2^64, min and max are exact), so they
- * are reduced in at most DUO_HOST_REDUCE_PARTS_ parts of contiguous
- * indices, taken on demand one at a time, each in index order without
- * lanes, where the compiler vectorizes the loop as a reduction.  Defines  static duo_status
- * name_duo_host(size_t n, Args args, T *result), which kernel_cpu.h and
- * kernel_cuda.h call. */
+ * with the index).  Integer values give the same bits in any order (sums
+ * wrap modulo 2^64, min and max are exact), so they are reduced in at
+ * most DUO_HOST_REDUCE_PARTS_ parts of contiguous indices, taken on
+ * demand one at a time, each in index order without lanes, where the
+ * compiler vectorizes the loop as a reduction.  Defines
+ *   static duo_status name_duo_host(size_t n, Args args, T *result),
+ * which kernel_cpu.h and kernel_cuda.h call. */
 #define DUO_HOST_REDUCE_PARTS_ 512
 #define DUO_HOST_REDUCE_MIN_PART_ 2048
 #define DUO_HOST_REDUCE_DEFINE_(name, T, Acc, OP, IDENTITY, fn, Args)        \
@@ -224,11 +232,16 @@ static inline size_t duo_ceil_div(size_t a, size_t b)
         return duo_launch_end(#name, NULL, __FILE__, __LINE__);              \
     }
 
+#include <duo/kernel_validate.h>
+
 #if defined(__CUDACC__)
 #include <duo/kernel_cuda.h>
 #else
 #include <duo/kernel_cpu.h>
 #endif
+
+/* Atomics for kernel bodies (they need DUO_DEVICE). */
+#include <duo/atomic.h>
 
 #define DUO_LAUNCH(kernel, n, ...) \
     DUO_LAUNCH_ON(NULL, kernel, n, __VA_ARGS__)

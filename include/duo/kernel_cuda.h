@@ -23,6 +23,8 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
+#include <type_traits>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -194,10 +196,94 @@ dim3 duo_cuda_grid_2d(size_t ni, size_t nj);
 dim3 duo_cuda_grid_3d(size_t ni, size_t nj, size_t nk);
 cudaStream_t duo_cuda_stream(duo_stream stream);
 
+/* ------------------------------------------------------------------ */
+/* DUO_VALIDATE (kernel_validate.h): what each parameter type is, and the
+ * checked launch. */
+
+template <class T> constexpr int duo_vd_pointee_kind_()
+{
+    typedef typename std::remove_cv<T>::type U;
+    if (std::is_same<U, float>::value) return DUO_VD_F32;
+    if (std::is_same<U, double>::value) return DUO_VD_F64;
+    if (std::is_integral<U>::value && sizeof(U) == 4)
+        return std::is_signed<U>::value ? DUO_VD_I32 : DUO_VD_U32;
+    if (std::is_integral<U>::value && sizeof(U) == 8)
+        return std::is_signed<U>::value ? DUO_VD_I64 : DUO_VD_U64;
+    if (std::is_void<U>::value || sizeof(U) == 1) return DUO_VD_BYTES;
+    return DUO_VD_OPAQUE;
+}
+
+template <class P> duo_vd_arg duo_vd_describe_(P p)
+{
+    duo_vd_arg a = {NULL, DUO_VD_SCALAR, 0};
+    if constexpr (std::is_pointer<P>::value) {
+        typedef typename std::remove_pointer<P>::type T;
+        a.ptr = (const void *)p;
+        a.kind = duo_vd_pointee_kind_<T>();
+        a.is_const = std::is_const<T>::value;
+    } else if constexpr (!std::is_arithmetic<P>::value &&
+                         !std::is_enum<P>::value &&
+                         !std::is_same<P, duo_grid>::value) {
+        a.kind = DUO_VD_OPAQUE;
+    }
+    (void)p;
+    return a;
+}
+
+/* A pointer argument moved onto its host shadow; others as they are. */
+template <class P> P duo_vd_on_shadow_(P p)
+{
+    if constexpr (std::is_pointer<P>::value)
+        return (P)duo_vd_shadow((const void *)p);
+    else
+        return p;
+}
+
+/* One launch under DUO_VALIDATE: on the GPU, the launch and then the
+ * kernel on the host path over the shadows; on the host path, the kernel
+ * with every thread and then with one.  `skip` parameters lead the
+ * kernel's list without being the caller's arguments (a block kernel's
+ * grid). */
+template <class... P>
+void duo_cuda_validated_(void (*kernel)(P...), void (*entry)(P...),
+                         dim3 grid, dim3 block, duo_stream stream,
+                         const char *name, const char *file, int line,
+                         const char *names, int dims, size_t ni, size_t nj,
+                         size_t nk, int skip,
+                         typename duo_cuda_as_is_<P>::type... args)
+{
+    const duo_vd_arg desc[] = {duo_vd_describe_<P>(args)..., {}};
+    const int gpu = !duo_host_path();
+    if (!duo_vd_begin(name, file, line, names, dims, ni, nj, nk,
+                      desc + skip, (int)sizeof...(P) - skip, gpu)) {
+        if (gpu)
+            duo_cuda_launch_(entry, grid, block, 0, duo_cuda_stream(stream),
+                             args...);
+        else
+            kernel(args...);
+        return;
+    }
+    if (gpu) {
+        duo_cuda_launch_(entry, grid, block, 0, duo_cuda_stream(stream),
+                         args...);
+        kernel(duo_vd_on_shadow_<P>(args)...);
+    } else {
+        kernel(args...);
+        duo_vd_rerun();
+        kernel(args...);
+    }
+    duo_vd_end();
+}
+
 /* Host path: call the kernel (work on a CPU stream runs at once). */
-#define DUO_CUDA_LAUNCH_(stream, kernel, grid, block, ...)                  \
+#define DUO_CUDA_LAUNCH_(stream, kernel, grid, block, dims, ni, nj, nk, ...)  \
     (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
-         ? ((duo_host_path()                                                \
+         ? ((duo_validating()                                               \
+                 ? duo_cuda_validated_(kernel, DUO_CUDA_ENTRY(kernel),      \
+                                       (grid), (block), stream, #kernel,    \
+                                       __FILE__, __LINE__, #__VA_ARGS__,    \
+                                       dims, ni, nj, nk, 0, __VA_ARGS__)    \
+             : duo_host_path()                                              \
                  ? kernel(__VA_ARGS__)                                      \
                  : duo_cuda_launch_(DUO_CUDA_ENTRY(kernel), (grid),         \
                                     (block), 0, duo_cuda_stream(stream),    \
@@ -207,13 +293,13 @@ cudaStream_t duo_cuda_stream(duo_stream stream);
 
 #define DUO_LAUNCH_ON(stream, kernel, n, ...)                        \
     DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_1d(n),            \
-                     duo_cuda_block_1d(), __VA_ARGS__)
+                     duo_cuda_block_1d(), 1, n, 1, 1, __VA_ARGS__)
 #define DUO_LAUNCH_2D_ON(stream, kernel, ni, nj, ...)                \
     DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_2d(ni, nj),       \
-                     duo_cuda_block_2d(), __VA_ARGS__)
+                     duo_cuda_block_2d(), 2, ni, nj, 1, __VA_ARGS__)
 #define DUO_LAUNCH_3D_ON(stream, kernel, ni, nj, nk, ...)            \
     DUO_CUDA_LAUNCH_(stream, kernel, duo_cuda_grid_3d(ni, nj, nk),   \
-                     duo_cuda_block_3d(), __VA_ARGS__)
+                     duo_cuda_block_3d(), 3, ni, nj, nk, __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
 /* Block-level kernels: a function of the grid (duo_grid_) and the
@@ -237,15 +323,22 @@ dim3 duo_cuda_grid_blocks(size_t gx, size_t gy);
     (((gx) == 0 || (gy) == 0)                                               \
          ? DUO_SUCCESS                                                      \
          : DUO_CUDA_LAUNCH_BLOCKS_(stream, kernel, gx, gy, __VA_ARGS__))
+#define DUO_CUDA_BLOCK_ENTRY_(kernel)                                       \
+    duo_cuda_block_entry_of_<kernel, kernel##_duo_block_x *                 \
+                                         kernel##_duo_block_y>(kernel)
 #define DUO_CUDA_LAUNCH_BLOCKS_(stream, kernel, gx, gy, ...)                \
     (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
-         ? ((duo_host_path()                                                \
+         ? ((duo_validating()                                               \
+                 ? duo_cuda_validated_(                                     \
+                       kernel, DUO_CUDA_BLOCK_ENTRY_(kernel),               \
+                       duo_cuda_grid_blocks(gx, gy),                        \
+                       dim3(kernel##_duo_block_x, kernel##_duo_block_y),    \
+                       stream, #kernel, __FILE__, __LINE__, #__VA_ARGS__,   \
+                       0, gx, gy, 1, 1, duo_grid_make(gx, gy), __VA_ARGS__) \
+             : duo_host_path()                                              \
                  ? kernel(duo_grid_make(gx, gy), __VA_ARGS__)               \
                  : duo_cuda_launch_(                                        \
-                       duo_cuda_block_entry_of_<kernel,                     \
-                                                kernel##_duo_block_x *      \
-                                                    kernel##_duo_block_y>(  \
-                           kernel),                                         \
+                       DUO_CUDA_BLOCK_ENTRY_(kernel),                       \
                        duo_cuda_grid_blocks(gx, gy),                        \
                        dim3(kernel##_duo_block_x, kernel##_duo_block_y), 0, \
                        duo_cuda_stream(stream), duo_grid_make(gx, gy),      \

@@ -8,7 +8,9 @@
 #   2. make compare-mpi: duo-heat and duo-cg on 1..4 ranks vs the serial
 #      build, bit for bit;
 #   3. duo-dist-bench on NP ranks: duo_dist_reduce vs MPI_Allreduce /
-#      ncclAllReduce on one 8-byte value, halo exchange vs MPI_Sendrecv;
+#      ncclAllReduce on one 8-byte value; duo_dist_reduce, _reduce_arg,
+#      duo_dist_dot(s) of 2^20..2^26 f64 per rank vs the local duo call
+#      plus MPI_Allreduce; halo exchange vs MPI_Sendrecv;
 #   4. duo-heat strong scaling (SIZE x SIZE on 1..NP ranks) and weak
 #      scaling (SIZE x SIZE per rank), STEPS steps, median of 5 runs;
 #      duo-cg the same with STEPS iterations (--maxit, a tolerance never

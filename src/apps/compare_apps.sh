@@ -2,13 +2,18 @@
 # compare_apps.sh - what `make compare` runs: build serial and the fastest
 # other backend this machine has (cuda with a GPU, else openmp), run every
 # app on both with the same arguments and seed, compare the --dump files
-# with duo-compare, and print one table.  Exits non-zero if any verdict
-# failed or any run did not finish.
+# with duo-compare, and print one table.  Each app runs once more on the
+# other backend under DUO_VALIDATE=1 (docs/checking.md#validation-mode):
+# every launch, reduction and gemm checked against its second run (the
+# host path on a GPU, one thread on the host), none may differ, and the
+# run must leave the dump of the plain run.  Exits non-zero if any
+# verdict failed or any run did not finish.
 #
 #   ./src/apps/compare_apps.sh [OTHER_BACKEND]      (or: make compare)
 #
 # Dumps and logs go to build/compare/.  Integer results (primes, pi,
-# nearest, julia) and the solvers' (cg, bicgstab: fixed-order sums, fma
+# nearest, julia, compact), sorts, duo-atomics' dump (integer atomics and
+# duo_reduce) and the solvers' (cg, bicgstab: fixed-order sums, fma
 # kernels) must match exactly; other floats use duo-compare's defaults,
 # except gemm and matmul, whose dot products are summed in different
 # orders: they get the absolute bound 2 (K+2) u K that two independently
@@ -62,6 +67,10 @@ runs=(
     "duo-cg|128 --seed 7|--exact"
     "duo-bicgstab|128 96 --seed 7|--exact"
     "duo-staged|4000037 --seed 7|"
+    "duo-sort|1000003 --type f32 --pairs --seed 7|--exact"
+    "duo-sort|1000003 --type i64 --order desc --seed 7|--exact"
+    "duo-atomics|1000003 --seed 7|--exact"
+    "duo-compact|4000037|--exact"
 )
 
 # median_ms of the first result line, and its size= field.
@@ -85,6 +94,27 @@ for entry in "${runs[@]}"; do
         fi
         times+=("$(field median_ms <"$log")")
     done
+    # The validated run: its summary line, and the same dump.  duo-atomics
+    # adds floats atomically on purpose, whose bits depend on timing
+    # (docs/api.md): validation reports that wherever threads race, so
+    # there the check is the run and its dump (integer results only).
+    vlog="$out/$other_label/$tag.validate"
+    want=' checked, 0 differ'
+    [[ $app == duo-atomics ]] && want=' checked, [0-9]* differ'
+    validated=FAIL
+    # shellcheck disable=SC2086
+    if DUO_VALIDATE=1 DUO_VALIDATE_REPORT="$vlog" \
+        "build/${other_label%-host}/bin/$app" $args --reps 1 \
+        --dump "$out/$other_label/$tag.validated.dump" \
+        >"$vlog.log" 2>&1 &&
+        grep -q "$want" "$vlog" &&
+        cmp -s "$out/$other_label/$tag.dump" \
+            "$out/$other_label/$tag.validated.dump"; then
+        validated=$(sed -n 's/.*: \([0-9]*\) operation(s) checked, .*/\1/p' "$vlog")
+        [[ $app == duo-atomics ]] && validated="$validated*"
+    else
+        failed+=("$app $args under DUO_VALIDATE=1 on $other_label (see $vlog)")
+    fi
     size=$(field size <"$out/serial/$tag.log")
     verdict=FAIL
     max_abs=- max_ulp=-
@@ -101,19 +131,21 @@ for entry in "${runs[@]}"; do
         sort -g | tail -n 1)
     speedup=$(awk -v a="${times[0]:-0}" -v b="${times[1]:-0}" \
         'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }')
-    rows+=("$app|$size|${times[0]:--}|${times[1]:--}|$speedup|${max_abs:--}|${max_ulp:--}|$verdict")
+    rows+=("$app|$size|${times[0]:--}|${times[1]:--}|$speedup|${max_abs:--}|${max_ulp:--}|$validated|$verdict")
 done
 
 echo
 echo "compare_apps: serial vs $other_label (dumps and logs in $out/)"
-fmt="%-18s %-16s %11s %11s %8s %10s %8s  %s\n"
-printf "$fmt" app size "serial ms" "$other_label ms" speedup max_error max_ulps verdict
+fmt="%-18s %-16s %11s %11s %8s %10s %8s %9s  %s\n"
+printf "$fmt" app size "serial ms" "$other_label ms" speedup max_error max_ulps validated verdict
 printf "$fmt" ------------------ ---------------- ----------- ----------- \
-    -------- ---------- -------- -------
+    -------- ---------- -------- --------- -------
 for row in "${rows[@]}"; do
-    IFS='|' read -r app size ts to sp me mu v <<<"$row"
-    printf "$fmt" "$app" "$size" "$ts" "$to" "$sp" "$me" "$mu" "$v"
+    IFS='|' read -r app size ts to sp me mu va v <<<"$row"
+    printf "$fmt" "$app" "$size" "$ts" "$to" "$sp" "$me" "$mu" "$va" "$v"
 done
+echo "(validated: operations checked under DUO_VALIDATE=1 on $other_label, none differing;"
+echo " *: duo-atomics' float atomic adds may differ from run to run by design; validation reports them)"
 if ((${#failed[@]} > 0)); then
     echo
     echo "compare_apps: ${#failed[@]} problem(s):" >&2

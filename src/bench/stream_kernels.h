@@ -3,11 +3,12 @@
  * kernel macros (stream_kernels.c): the random fills, the BabelStream
  * kernels on duo, the launch-overhead pair, and the device-side checks.
  *
- * bench.c is plain C11; stream_kernels.c is compiled by nvcc in a CUDA
- * build, hence the extern "C".  Every function that returns a duo_status
- * may be wrapped in DUO_CHECK.  Launches are asynchronous on the GPU;
- * the user reductions (bench_*sum*, bench_*dot*, bench_max_abs_diff)
- * write their result to host memory and so wait for the device.
+ * The rest of duo-bench is plain C11; stream_kernels.c is compiled by
+ * nvcc in a CUDA build, hence the extern "C".  Every function that
+ * returns a duo_status may be wrapped in DUO_CHECK.  Launches are
+ * asynchronous on the GPU; the user reductions (bench_*sum*,
+ * bench_*dot*, bench_max_abs_diff) write their result to host memory
+ * and so wait for the device.
  */
 #ifndef DUO_BENCH_STREAM_KERNELS_H
 #define DUO_BENCH_STREAM_KERNELS_H

@@ -10,17 +10,22 @@
  *   yardstick_cpu.c    CPU builds: OpenMP loops (plain loops in the
  *                      serial build) and OpenBLAS's cblas_?gemm, when
  *                      OpenBLAS was found at configure time.
+ *   yardstick_prims_cuda.cu, yardstick_prims_cpu.c, yardstick_sort.cpp
+ *                      the primitives' (prims group): CUB's device-wide
+ *                      algorithms; a two-pass OpenMP scan, std::sort and
+ *                      per-thread private bins.
  *
  * Every function enqueues its work on the default stream (the legacy one
  * on CUDA, where duo's timers record their events) and returns; those
- * that return a value to the host wait for it.  bench.c times both sides
- * with the same duo_timer calls.  Any failure prints what failed and
- * exits 1.
+ * that return a value to the host wait for it.  measure.c times both
+ * sides with the same duo_timer calls.  Any failure prints what failed
+ * and exits 1.
  */
 #ifndef DUO_BENCH_YARDSTICK_H
 #define DUO_BENCH_YARDSTICK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <duo.h>
 
@@ -47,9 +52,9 @@ typedef struct ys_info {
     double sum_unit_f32, sum_unit_f64;
     /* Seconds the yardstick's worker threads keep spinning after a gemm
      * call (OpenBLAS's pthreads spin about 2^28 cycles, holding cores
-     * that duo's threads need); 0 when none.  bench.c then times the
-     * two sides of a gemm one after the other, waiting this long before
-     * duo's, instead of alternating them. */
+     * that duo's threads need); 0 when none.  bench_gemm.c then times
+     * the two sides of a gemm one after the other, waiting this long
+     * before duo's, instead of alternating them. */
     double settle_seconds;
     int gpu;   /* 1 in a CUDA build */
 } ys_info;
@@ -105,6 +110,58 @@ void ys_stream_add(const double *a, const double *b, double *c, size_t n);
 void ys_stream_triad(double *a, const double *b, const double *c, double s,
                      size_t n);
 double ys_stream_dot(const double *a, const double *b, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Primitives (the prims group).  CUDA: CUB's DeviceScan, DeviceRadixSort,
+ * DeviceSelect and DeviceHistogram, called with int sizes (n < 2^31) and
+ * their temporary storage allocated outside the timed calls (the first
+ * call of a size allocates it).  CPU: a two-pass OpenMP scan, std::sort
+ * (yardstick_sort.cpp, where CMake found a C++ compiler), a plain filter
+ * loop, per-thread private bins merged.  Each function returns 0, doing
+ * nothing, where the yardstick has no such operation; ys_prim_name then
+ * says NULL and ys_prim_missing why. */
+
+typedef enum ys_prim {
+    YS_PRIM_SCAN,
+    YS_PRIM_SORT,
+    YS_PRIM_COMPACT,
+    YS_PRIM_HISTOGRAM
+} ys_prim;
+
+/* The yardstick of a kind of primitive, for the table; NULL when none. */
+const char *ys_prim_name(ys_prim p);
+/* Why there is none ("" when there is one). */
+const char *ys_prim_missing(ys_prim p);
+
+/* Inclusive sum of f32 in f32 (CUB InclusiveSum; CPU: float partial
+ * sums, two passes).  y may not be x. */
+int ys_scan_sum_f32(const float *x, float *y, size_t n);
+/* Exclusive sum of u32, wrapping modulo 2^32. */
+int ys_scan_exclusive_u32(const uint32_t *x, uint32_t *y, size_t n);
+/* Not timed, for checks: the inclusive sum of x in double, computed
+ * independently of duo (CUB InclusiveSum over x converted to double;
+ * CPU: a plain loop). */
+void ys_scan_reference_f64(const float *x, double *y, size_t n);
+
+/* Ascending sorts, out of place, input untouched. */
+int ys_sort_u32(const uint32_t *in, uint32_t *out, size_t n);
+int ys_sort_f32(const float *in, float *out, size_t n);
+/* Stable by key. */
+int ys_sort_pairs_u32(const uint32_t *keys_in, uint32_t *keys_out,
+                      const uint32_t *values_in, uint32_t *values_out,
+                      size_t n);
+
+/* out[0 .. *count) = the in[i] with flags[i] != 0, in order; *count in
+ * device memory. */
+int ys_compact_f32(const float *in, const uint8_t *flags, float *out,
+                   uint64_t *count, size_t n);
+
+/* `bins` even bins over [lo, hi): counts[0 .. bins) (device memory)
+ * overwritten; values outside dropped. */
+int ys_histogram_f32(const float *x, size_t n, float lo, float hi, int bins,
+                     int32_t *counts);
+int ys_histogram_i32(const int32_t *x, size_t n, int32_t lo, int32_t hi,
+                     int bins, int32_t *counts);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -49,13 +49,23 @@ file(RELATIVE_PATH DUO_PC_TO_PREFIX
   /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 string(REGEX REPLACE "/$" "" DUO_PC_TO_PREFIX "${DUO_PC_TO_PREFIX}")
 string(TOUPPER ${DUO_BACKEND} DUO_BACKEND_UPPER)
+# The flags duo_usage_requirements() gives CMake consumers: no
+# floating-point contraction (gcc fuses a*b+c in its gnu dialects, the
+# default without -std=c11) and duo's CPU target (duo_cpu_target()).
+# DUO_PC_VARIABLES: what a user may override with pkg-config
+# --define-variable (duo.pc.in).
+list(JOIN DUO_CPU_FLAGS " " duo_pc_cpu)
+set(DUO_PC_VARIABLES "")
 set(DUO_PC_CFLAGS "")
 set(DUO_PC_LIBS "-lm")
+if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang|IntelLLVM")
+  set(DUO_PC_CFLAGS "-ffp-contract=off ${duo_pc_cpu}")
+endif()
 if(DUO_BACKEND STREQUAL "serial" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   # As duo_cpu_options(): the kernels' `omp simd` hints, no OpenMP runtime.
-  set(DUO_PC_CFLAGS "-fopenmp-simd")
+  string(PREPEND DUO_PC_CFLAGS "-fopenmp-simd ")
 elseif(DUO_BACKEND STREQUAL "openmp")
-  set(DUO_PC_CFLAGS "${OpenMP_C_FLAGS}")
+  string(PREPEND DUO_PC_CFLAGS "${OpenMP_C_FLAGS} ")
   set(DUO_PC_LIBS "${OpenMP_C_FLAGS} -lm")
 elseif(DUO_BACKEND STREQUAL "cuda")
   # Static libduo_cuda.a holds nvcc's host code (C++ runtime) and needs
@@ -63,9 +73,17 @@ elseif(DUO_BACKEND STREQUAL "cuda")
   list(GET CUDAToolkit_INCLUDE_DIRS 0 duo_cuda_include)
   # The flags are nvcc's: the host path is OpenMP code, so kernel sources
   # need the host compiler's -fopenmp (and -ffp-contract=off for the
-  # openmp build's bits), and the link the OpenMP runtime.
-  set(DUO_PC_CFLAGS
-    "-I${duo_cuda_include} -Xcompiler=-fopenmp,-ffp-contract=off,-fno-math-errno")
+  # openmp build's bits), and the link the OpenMP runtime.  --fmad=false:
+  # the GPU rounds a*b+c as the host does; --define-variable=fmad=true is
+  # DUO_FAST_FMA=ON.
+  set(DUO_PC_VARIABLES "fmad=false")
+  string(REPLACE ";" "," duo_pc_cpu "${DUO_CPU_FLAGS}")
+  if(duo_pc_cpu)
+    string(PREPEND duo_pc_cpu ",")
+  endif()
+  set(DUO_PC_CFLAGS "-I${duo_cuda_include} --fmad=\${fmad}")
+  string(APPEND DUO_PC_CFLAGS
+    " -Xcompiler=-fopenmp,-ffp-contract=off,-fno-math-errno${duo_pc_cpu}")
   set(DUO_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
   foreach(lib IN LISTS OpenMP_C_LIB_NAMES)
     string(APPEND DUO_PC_LIBS " -l${lib}")
@@ -75,6 +93,7 @@ elseif(DUO_BACKEND STREQUAL "cuda")
   endforeach()
   string(APPEND DUO_PC_LIBS " -lstdc++ -lm")
 endif()
+string(STRIP "${DUO_PC_CFLAGS}" DUO_PC_CFLAGS)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/duo.pc.in
   ${PROJECT_BINARY_DIR}/duo-${DUO_BACKEND}.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/duo-${DUO_BACKEND}.pc

@@ -5,5 +5,6 @@
 #include "dispatch.h"
 
 DUO_BE_FN(duo_status, launch_check,
-          (const char *kernel, const char *file, int line),
-          (kernel, file, line))
+          (const char *kernel, duo_stream stream, const char *file,
+           int line),
+          (kernel, stream, file, line))

@@ -45,9 +45,13 @@ duo_status dist_comm_agree(const char *where, uint64_t *record);
 /* higher = lower (+) higher; defined in dist_reduce.c. */
 void dist_agree_combine(const uint64_t *lower, uint64_t *higher);
 
-/* buf[i] = the largest buf[i] over the ranks, in place. */
-duo_status dist_comm_allreduce_max_u64(const char *where, uint64_t *buf,
-                                       size_t n);
+/* Every rank's words to every rank, in place: rank r's counts[r] words
+ * are at buf + displs[r] on rank r beforehand, and on every rank after.
+ * (Each word travels once: an all-reduce of a vector of zeros but for
+ * each rank's own slots would move every slot from every rank.) */
+duo_status dist_comm_allgatherv_u64(const char *where, uint64_t *buf,
+                                    const size_t *counts,
+                                    const size_t *displs);
 
 /* *before = sum of `mine` over the lower ranks; *total over all. */
 duo_status dist_comm_scan_u64(const char *where, uint64_t mine,

@@ -155,13 +155,33 @@ duo_status dist_comm_agree(const char *where, uint64_t *record)
     return DUO_SUCCESS;
 }
 
-duo_status dist_comm_allreduce_max_u64(const char *where, uint64_t *buf,
-                                       size_t n)
+duo_status dist_comm_allgatherv_u64(const char *where, uint64_t *buf,
+                                    const size_t *counts,
+                                    const size_t *displs)
 {
-    if (n > (size_t)INT_MAX)
-        return check_count(where, n);
-    MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_UINT64_T, MPI_MAX,
-                          MPI_COMM_WORLD), where);
+    int size = 1;
+    MPI_TRY(MPI_Comm_size(MPI_COMM_WORLD, &size), where);
+    int *c = (int *)malloc(2 * (size_t)size * sizeof(int));
+    if (c == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                        "no host memory for %d counts", size);
+    int *d = c + size;
+    for (int r = 0; r < size; ++r) {
+        if (counts[r] > (size_t)INT_MAX || displs[r] > (size_t)INT_MAX) {
+            free(c);
+            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                            "%zu words at word %zu from rank %d: MPI counts "
+                            "stop at %d; use more ranks or smaller arrays",
+                            counts[r], displs[r], r, INT_MAX);
+        }
+        c[r] = (int)counts[r];
+        d[r] = (int)displs[r];
+    }
+    const int err = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, c,
+                                   d, MPI_UINT64_T, MPI_COMM_WORLD);
+    free(c);
+    if (err != MPI_SUCCESS)
+        return mpi_failed(where, "MPI_Allgatherv", err);
     return DUO_SUCCESS;
 }
 

@@ -30,9 +30,9 @@ const char *dist_dev_halo_path(void);
  * goes to rank `up` (whose recv_down receives it) and recv_up receives
  * from `up`; likewise down.  up/down < 0: no neighbour on that side.
  * The rows are read after the work queued on `stream`, and the received
- * rows are seen by work queued there after it; with `wait`, the call
- * returns when they are written (the caller has waited for the device
- * already). */
+ * rows are seen by work queued there after it.  With `wait` (stream
+ * NULL) the rows are read after all work queued before, on every
+ * stream, and the call returns when the received rows are written. */
 duo_status dist_dev_halo(const void *send_up, void *recv_up, int up,
                          const void *send_down, void *recv_down, int down,
                          size_t bytes, duo_stream stream, int wait);

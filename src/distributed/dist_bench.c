@@ -7,8 +7,12 @@
  *            vs MPI_Allreduce of one double on host memory, and, in a
  *            CUDA build with NCCL, vs ncclAllReduce of one device double
  *            followed by its copy to the host (what a caller needs);
- *   reduce-large  duo_dist_reduce of 2^20 f64 per rank (information: the
- *            chunked, reproducible sum vs an MPI_Allreduce of local sums);
+ *   large    duo_dist_reduce (sum) and duo_dist_reduce_arg (max) of
+ *            2^20, 2^23 and 2^26 f64 per rank, duo_dist_dot and
+ *            duo_dist_dots (2 pairs) of 2^20 and 2^23: the chunked,
+ *            reproducible results vs the local duo call plus one
+ *            MPI_Allreduce (MAXLOC for the index), whose bits depend on
+ *            the number of ranks;
  *   halo     duo_dist_halo_exchange of one row of W doubles each way vs
  *            MPI_Sendrecv of host rows (CPU) -- the halo path is printed.
  *
@@ -18,6 +22,12 @@
  * over the yardstick's.  Rank 0 prints a Markdown table.
  *
  *   mpirun -np P build/<b>-mpi/bin/duo-dist-bench [--reps R] [--calls K]
+ *          [--max-log2 L]
+ *
+ * --max-log2 L (default 26) leaves out the sizes above 2^L per rank
+ * (2^26 f64 is 512 MiB per rank and array; the dots hold two or three).
+ * Large sizes take fewer calls per repeat: K / 10 at 2^20, K / 80 at
+ * 2^23, K / 200 at 2^26 (at least 1).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -37,7 +47,7 @@
 #include <duo.h>
 #include <duo/dist.h>
 
-static int reps = 15, calls = 200;
+static int reps = 15, calls = 200, max_log2 = 26;
 
 static double now_s(void)
 {
@@ -100,12 +110,14 @@ static void time_pair(op_fn duo_fn, op_fn yard_fn, void *ctx,
 
 typedef struct bench {
     double *x;           /* device: this rank's elements */
+    double *y, *z;       /* device: more arrays, for the dots */
     duo_dist_range range;
     double host_value, result;
     double *row_send, *row_recv; /* host rows for the halo yardstick */
     size_t cols;
     duo_dist_rows rows;
     double *field;       /* device: (count + 2) x cols */
+    double *dev_dots;    /* device: 2 results of duo_dot_async */
 #ifdef DUO_HAVE_NCCL
     ncclComm_t nccl;
     double *dev_in, *dev_out;
@@ -137,6 +149,64 @@ static void mpi_large_op(void *ctx)
                               &local));
     MPI_Allreduce(&local, &b->result, 1, MPI_DOUBLE, MPI_SUM,
                   MPI_COMM_WORLD);
+}
+
+static void dist_arg_call(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    size_t index = 0;
+    DUO_DIST_CHECK(duo_dist_reduce_arg(DUO_MAX, DUO_F64, b->x, &b->range,
+                                       &index, &b->result));
+}
+
+/* duo_reduce_arg on the piece, then MPI_MAXLOC over (value, index). */
+static void mpi_arg_op(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    size_t index = 0;
+    struct {
+        double v;
+        int i;
+    } mine, all;
+    DUO_DIST_CHECK(duo_reduce_arg(DUO_MAX, DUO_F64, b->x, b->range.count,
+                                  &index, &mine.v));
+    mine.i = (int)(b->range.begin + index);
+    MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE_INT, MPI_MAXLOC,
+                  MPI_COMM_WORLD);
+    b->result = all.v;
+}
+
+static void dist_dot_call(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    DUO_DIST_CHECK(duo_dist_dot(DUO_F64, b->x, b->y, &b->range, &b->result));
+}
+
+/* duo_dot_async on the pieces, the copy to the host, one MPI_Allreduce
+ * of `count` doubles. */
+static void mpi_dots(bench *b, int count)
+{
+    const void *xs[2] = {b->x, b->y}, *ys[2] = {b->y, b->z};
+    double local[2], global[2];
+    DUO_DIST_CHECK(duo_dot_async(DUO_F64, b->range.count, count, xs, ys,
+                                 b->dev_dots, NULL));
+    DUO_DIST_CHECK(duo_memcpy(local, b->dev_dots,
+                              (size_t)count * sizeof(double),
+                              DUO_DEVICE_TO_HOST));
+    MPI_Allreduce(local, global, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    b->result = global[0];
+}
+
+static void mpi_dot_op(void *ctx) { mpi_dots((bench *)ctx, 1); }
+static void mpi_dots2_op(void *ctx) { mpi_dots((bench *)ctx, 2); }
+
+static void dist_dots2_call(void *ctx)
+{
+    bench *b = (bench *)ctx;
+    const void *xs[2] = {b->x, b->y}, *ys[2] = {b->y, b->z};
+    double out[2];
+    DUO_DIST_CHECK(duo_dist_dots(DUO_F64, 2, xs, ys, &b->range, out));
+    b->result = out[0];
 }
 
 #ifdef DUO_HAVE_NCCL
@@ -181,6 +251,64 @@ static void row(const char *what, double duo_us, const char *yard,
     fflush(stdout);
 }
 
+/* Device array of n doubles, distinct values on every rank. */
+static double *device_array(size_t n, int rank, int which)
+{
+    double *h = (double *)malloc(n * sizeof(double)), *d = NULL;
+    if (h == NULL)
+        duo_dist_abort("duo-dist-bench", "out of host memory");
+    for (size_t i = 0; i < n; ++i)
+        h[i] = 1.0 / (double)(i + 1 + (size_t)rank) + which;
+    DUO_DIST_CHECK(duo_malloc((void **)&d, n * sizeof(double)));
+    DUO_DIST_CHECK(duo_memcpy(d, h, n * sizeof(double), DUO_HOST_TO_DEVICE));
+    free(h);
+    return d;
+}
+
+/* The rows of 2^lg doubles per rank. */
+static void large(bench *b, int lg)
+{
+    const int rank = duo_dist_rank(), size = duo_dist_size();
+    const size_t n_local = (size_t)1 << lg;
+    const int dots = lg <= 23; /* three arrays of 2^26 would not fit */
+    b->x = device_array(n_local, rank, 0);
+    b->y = dots ? device_array(n_local, rank, 1) : NULL;
+    b->z = dots ? device_array(n_local, rank, 2) : NULL;
+    DUO_DIST_CHECK(duo_dist_block_1d(n_local * (size_t)size, size, rank,
+                                     &b->range));
+    const int saved = calls;
+    const int div = lg == 20 ? 10 : lg == 23 ? 80 : 200;
+    calls = calls / div > 0 ? calls / div : 1;
+    char what[96];
+    double t1, t2;
+    time_pair(dist_reduce_call, mpi_large_op, b, &t1, &t2);
+    snprintf(what, sizeof what, "duo_dist_reduce sum f64, 2^%d per rank", lg);
+    row(what, t1, "duo_reduce + MPI_Allreduce (rank-count dependent bits)",
+        t2);
+    time_pair(dist_arg_call, mpi_arg_op, b, &t1, &t2);
+    snprintf(what, sizeof what, "duo_dist_reduce_arg max f64, 2^%d per rank",
+             lg);
+    row(what, t1, "duo_reduce_arg + MPI_Allreduce MAXLOC", t2);
+    if (dots) {
+        time_pair(dist_dot_call, mpi_dot_op, b, &t1, &t2);
+        snprintf(what, sizeof what, "duo_dist_dot f64, 2^%d per rank", lg);
+        row(what, t1,
+            "duo_dot_async + copy + MPI_Allreduce (rank-count dependent bits)",
+            t2);
+        time_pair(dist_dots2_call, mpi_dots2_op, b, &t1, &t2);
+        snprintf(what, sizeof what, "duo_dist_dots f64 x2, 2^%d per rank",
+                 lg);
+        row(what, t1,
+            "duo_dot_async x2 + copy + MPI_Allreduce (rank-count dependent "
+            "bits)", t2);
+        DUO_DIST_CHECK(duo_free(b->y));
+        DUO_DIST_CHECK(duo_free(b->z));
+    }
+    calls = saved;
+    DUO_DIST_CHECK(duo_free(b->x));
+    b->x = b->y = b->z = NULL;
+}
+
 int main(int argc, char **argv)
 {
     DUO_DIST_CHECK(duo_dist_init(&argc, &argv));
@@ -189,9 +317,11 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
             calls = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--max-log2") == 0 && i + 1 < argc)
+            max_log2 = atoi(argv[++i]);
         else
             duo_dist_abort("duo-dist-bench", "unknown argument '%s'; use "
-                           "--reps R --calls K", argv[i]);
+                           "--reps R --calls K --max-log2 L", argv[i]);
     }
     if (reps < 1 || calls < 1)
         duo_dist_abort("duo-dist-bench", "--reps and --calls must be >= 1");
@@ -242,27 +372,11 @@ int main(int argc, char **argv)
 #endif
     DUO_DIST_CHECK(duo_free(b.x));
 
-    /* 2^20 doubles per rank. */
-    {
-        const size_t n_local = (size_t)1 << 20;
-        double *h = (double *)malloc(n_local * sizeof(double));
-        for (size_t i = 0; i < n_local; ++i)
-            h[i] = 1.0 / (double)(i + 1 + (size_t)rank);
-        DUO_DIST_CHECK(duo_malloc((void **)&b.x, n_local * sizeof(double)));
-        DUO_DIST_CHECK(duo_memcpy(b.x, h, n_local * sizeof(double),
-                                  DUO_HOST_TO_DEVICE));
-        free(h);
-        DUO_DIST_CHECK(duo_dist_block_1d(n_local * (size_t)size, size, rank,
-                                         &b.range));
-        const int saved = calls;
-        calls = calls / 10 > 0 ? calls / 10 : 1;
-        double t1, t2;
-        time_pair(dist_reduce_call, mpi_large_op, &b, &t1, &t2);
-        calls = saved;
-        row("duo_dist_reduce sum f64, 2^20 per rank", t1,
-            "duo_reduce + MPI_Allreduce (rank-count dependent bits)", t2);
-        DUO_DIST_CHECK(duo_free(b.x));
-    }
+    /* Large arrays: 2^20, 2^23, 2^26 doubles per rank. */
+    DUO_DIST_CHECK(duo_malloc((void **)&b.dev_dots, 2 * sizeof(double)));
+    for (int lg = 20; lg <= 26 && lg <= max_log2; lg += 3)
+        large(&b, lg);
+    DUO_DIST_CHECK(duo_free(b.dev_dots));
 
     /* Halo rows. */
     static const size_t widths[] = {1024, 8192};

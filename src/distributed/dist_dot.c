@@ -14,10 +14,10 @@
  *     of x and y before its first boundary to the owner of the chunk they
  *     belong to; an owner whose last chunk runs past its piece assembles
  *     it from its own tail and the pieces received;
- *  3. each rank computes the partials of its chunks (dot_chunks.c), in
- *     one slot per chunk of a vector of zeros elsewhere; an all-reduce
- *     taking the largest 64-bit word per slot hands every rank every
- *     partial bit for bit (the owner's word is the only non-zero one);
+ *  3. each rank computes the partials of its chunks (dot_chunks.c, one
+ *     launch for all of them and all pairs) and copies them to the host
+ *     at once; each rank's chunks being consecutive, one all-gather
+ *     hands every rank every partial bit for bit;
  *  4. every rank runs the final pass on the host: slot t of
  *     FINAL_THREADS adds partials t, t + FINAL_THREADS, ... in order from
  *     0.0, then the slots fold as a block does.
@@ -25,8 +25,8 @@
  *
  * duo_dist_dots does `count` dot products with the messages of one: a
  * piece sent holds each pair's x then y elements, pair after pair, and
- * the partials of pair k fill slots k chunks .. (k + 1) chunks - 1 of
- * the one all-reduce.
+ * the partial of chunk c of pair k is slot c count + k of the one
+ * all-gather.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,37 +39,17 @@
 
 enum { DOT_TAG = 12, DOT_KIND = 4 };
 
-/* Device scratch, kept between calls (freed by dist_dot_release): the
- * partials of this rank's chunks, and the assembled last chunk (x then
- * y).  Grown as needed. */
-static double *partials;
-static size_t partials_cap;
-static unsigned char *tail;
-static size_t tail_cap;
+/* Kept between calls (freed by dist_dot_release): the partials of this
+ * rank's chunks and the assembled last chunk (x then y) on the device,
+ * and every partial on the host, where MPI gathers them. */
+static dist_buffer partials, tail;
+static dist_buffer host_words = {NULL, 0, 1};
 
 void dist_dot_release(void)
 {
-    if (partials != NULL)
-        (void)duo_free(partials);
-    if (tail != NULL)
-        (void)duo_free(tail);
-    partials = NULL;
-    tail = NULL;
-    partials_cap = tail_cap = 0;
-}
-
-static duo_status grow(void **buf, size_t *cap, size_t bytes)
-{
-    if (bytes <= *cap)
-        return DUO_SUCCESS;
-    if (*buf != NULL)
-        (void)duo_free(*buf);
-    *buf = NULL;
-    *cap = 0;
-    duo_status st = duo_malloc(buf, bytes);
-    if (st == DUO_SUCCESS)
-        *cap = bytes;
-    return st;
+    dist_buffer_release(&partials);
+    dist_buffer_release(&tail);
+    dist_buffer_release(&host_words);
 }
 
 /* What each rank sends first: 64-bit words, the same layout everywhere. */
@@ -205,12 +185,21 @@ static duo_status pack(int count, const void *const *x, const void *const *y,
     return st;
 }
 
-/* Steps 2 and 3: this rank's partials of pair k into slots[k chunks +
- * c] (count chunks words). */
+/* Chunks owned by a rank holding [b, e): those whose first element it
+ * holds, first_owned(b) .. first_owned(e) - 1 (consecutive, in rank
+ * order, together every chunk once). */
+static size_t first_owned(size_t b, size_t chunk)
+{
+    return (b + chunk - 1) / chunk;
+}
+
+/* Steps 2 and 3: this rank's partials into slots[c count + k] for its
+ * chunks c and pairs k, in one launch for the chunks that lie in its
+ * piece (one more for a split last chunk) and one copy to the host. */
 static duo_status local_partials(const char *where, duo_dtype type, int count,
                                  const void *const *x, const void *const *y,
                                  const dot_record *all, size_t steps,
-                                 size_t chunks, uint64_t *slots)
+                                 uint64_t *slots)
 {
     const int size = duo_dist_state.size, me = duo_dist_state.rank;
     const size_t esz = duo_dtype_size(type);
@@ -222,8 +211,8 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
         return DUO_SUCCESS;
     /* Chunks c_lo .. c_end-1 begin in this piece; the last of them may
      * run past it. */
-    const size_t c_lo = (b + chunk - 1) / chunk;
-    const size_t c_end = c_lo * chunk < e ? (e - 1) / chunk + 1 : c_lo;
+    const size_t c_lo = first_owned(b, chunk);
+    const size_t c_end = first_owned(e, chunk);
     const size_t t_begin = (c_end - 1) * chunk;
     const size_t t_end = t_begin + chunk < n ? t_begin + chunk : n;
     const int split_tail = c_end > c_lo && t_end > e;
@@ -253,7 +242,7 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
     /* The split last chunk: the rest of it from the following ranks,
      * each piece as its pairs' x and y elements (pack's layout), at
      * 2 count times its offset in the chunk (so the pieces do not
-     * overlap). */
+     * overlap); this rank's own part packed at offset 0. */
     dist_msg *recvs = NULL;
     int nrecvs = 0;
     unsigned char *chunk_buf = NULL;
@@ -264,6 +253,8 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
             st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
                           "no host memory for a chunk of %zu bytes",
                           chunk * span);
+        if (st == DUO_SUCCESS)
+            st = pack(count, x, y, b, t_begin, e, esz, chunk_buf);
         for (int r = me + 1; r < size && st == DUO_SUCCESS; ++r) {
             const size_t rb = (size_t)all[r].begin;
             const size_t re = rb + (size_t)all[r].count;
@@ -275,18 +266,23 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
             recvs[nrecvs++].tag = DOT_TAG;
         }
     }
+
+    /* The chunks that lie in this piece, on the device, while MPI moves
+     * the pieces of split ones. */
+    const size_t mine = c_end - c_lo;
+    dist_dot_pairs p;
+    memset(&p, 0, sizeof p);
+    for (int k = 0; k < count; ++k) {
+        p.x[k] = x[k];
+        p.y[k] = y[k];
+    }
+    if (st == DUO_SUCCESS)
+        st = dist_buffer_reserve(&partials, pairs * mine * sizeof(double));
+    if (st == DUO_SUCCESS)
+        st = dist_dot_chunks(type, &p, count, b, n, steps, c_lo,
+                             whole_end - c_lo, (double *)partials.p);
     if (st == DUO_SUCCESS && (nsends > 0 || nrecvs > 0))
         st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
-
-    /* The chunks that lie in this piece, on the device: pair k's at
-     * partials + k mine. */
-    const size_t mine = c_end - c_lo;
-    if (st == DUO_SUCCESS)
-        st = grow((void **)&partials, &partials_cap,
-                  pairs * mine * sizeof(double));
-    for (size_t k = 0; k < pairs && st == DUO_SUCCESS; ++k)
-        st = dist_dot_chunks(type, x[k], y[k], b, n, steps, c_lo,
-                             whole_end - c_lo, partials + k * mine);
 
     /* The split one: each pair's x and y elements in order (pair k's x at
      * 2 k len elements, its y after it), then on the device. */
@@ -296,10 +292,6 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
         if (hx == NULL)
             st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
                           "no host memory for %zu bytes", len * span);
-        /* Own part [t_begin, e) packed at offset 0; the others at
-         * 2 count times their offset. */
-        if (st == DUO_SUCCESS)
-            st = pack(count, x, y, b, t_begin, e, esz, chunk_buf);
         for (int m = -1; m < nrecvs && st == DUO_SUCCESS; ++m) {
             const unsigned char *src =
                 m < 0 ? chunk_buf : (const unsigned char *)recvs[m].buf;
@@ -310,22 +302,52 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
                        plen * esz);
         }
         if (st == DUO_SUCCESS)
-            st = grow((void **)&tail, &tail_cap, chunk * span);
+            st = dist_buffer_reserve(&tail, chunk * span);
         if (st == DUO_SUCCESS)
-            st = duo_memcpy(tail, hx, len * span, DUO_HOST_TO_DEVICE);
-        for (size_t k = 0; k < pairs && st == DUO_SUCCESS; ++k)
-            st = dist_dot_chunks(type, tail + 2 * k * len * esz,
-                                 tail + (2 * k + 1) * len * esz, t_begin, n,
-                                 steps, c_end - 1, 1,
-                                 partials + k * mine + (c_end - 1 - c_lo));
+            st = duo_be_memcpy(tail.p, hx, len * span, DUO_HOST_TO_DEVICE);
+        const unsigned char *t = (const unsigned char *)tail.p;
+        for (int k = 0; k < count; ++k) {
+            p.x[k] = t + 2 * (size_t)k * len * esz;
+            p.y[k] = t + (2 * (size_t)k + 1) * len * esz;
+        }
+        if (st == DUO_SUCCESS)
+            st = dist_dot_chunks(type, &p, count, t_begin, n, steps,
+                                 c_end - 1, 1,
+                                 (double *)partials.p +
+                                     (c_end - 1 - c_lo) * pairs);
         free(hx);
     }
-    for (size_t k = 0; k < pairs && st == DUO_SUCCESS && mine > 0; ++k)
-        st = duo_memcpy(slots + k * chunks + c_lo, partials + k * mine,
-                        mine * sizeof(double), DUO_DEVICE_TO_HOST);
+    if (st == DUO_SUCCESS && mine > 0)
+        st = duo_be_memcpy(slots + c_lo * pairs, partials.p,
+                           mine * pairs * sizeof(double),
+                           DUO_DEVICE_TO_HOST);
     free(send_buf);
     free(chunk_buf);
     free(recvs);
+    return st;
+}
+
+/* Step 3's exchange: every rank's partials to every rank (each rank's
+ * own are in place). */
+static duo_status share_partials(const char *where, const dot_record *all,
+                                 size_t chunk, size_t pairs, uint64_t *slots)
+{
+    const int size = duo_dist_state.size;
+    size_t *counts = (size_t *)malloc(2 * (size_t)size * sizeof(size_t));
+    if (counts == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                        "no host memory for %d counts", size);
+    size_t *displs = counts + size;
+    for (int r = 0; r < size; ++r) {
+        const size_t lo = first_owned((size_t)all[r].begin, chunk);
+        const size_t hi =
+            first_owned((size_t)(all[r].begin + all[r].count), chunk);
+        counts[r] = (hi - lo) * pairs;
+        displs[r] = lo * pairs;
+    }
+    const duo_status st =
+        dist_comm_allgatherv_u64(where, slots, counts, displs);
+    free(counts);
     return st;
 }
 
@@ -337,15 +359,16 @@ static void fold(double *v, size_t size)
             v[i] = v[i] + v[i + h];
 }
 
-/* Step 5 over the partials (held as 64-bit words). */
-static double final_pass(const uint64_t *slots, size_t chunks)
+/* Step 5 over the partials (held as 64-bit words, chunk c's at
+ * slots[c stride]). */
+static double final_pass(const uint64_t *slots, size_t chunks, size_t stride)
 {
     double final[DUO_REDUCE_FINAL_THREADS];
     for (size_t t = 0; t < DUO_REDUCE_FINAL_THREADS; ++t)
         final[t] = 0.0;
     for (size_t c = 0; c < chunks; ++c) {
         double p;
-        memcpy(&p, &slots[c], sizeof p);
+        memcpy(&p, &slots[c * stride], sizeof p);
         final[c % DUO_REDUCE_FINAL_THREADS] =
             final[c % DUO_REDUCE_FINAL_THREADS] + p;
     }
@@ -382,23 +405,17 @@ static duo_status dist_dots(const char *where, duo_dtype type, int count,
     const size_t chunk = steps * DUO_REDUCE_LANES(esz);
     const size_t chunks = (n + chunk - 1) / chunk;
     const size_t words = chunks * (size_t)count;
-    uint64_t *slots = NULL;
-    if (st == DUO_SUCCESS) {
-        slots = (uint64_t *)calloc(words + 1, sizeof(uint64_t));
-        if (slots == NULL)
-            st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
-                          "no host memory for %zu chunk partials", words);
-    }
     if (st == DUO_SUCCESS)
-        st = local_partials(where, type, count, x, y, all, steps, chunks,
-                            slots);
+        st = dist_buffer_reserve(&host_words, words * sizeof(uint64_t));
+    uint64_t *slots = (uint64_t *)host_words.p;
+    if (st == DUO_SUCCESS)
+        st = local_partials(where, type, count, x, y, all, steps, slots);
     if (st == DUO_SUCCESS && duo_dist_state.size > 1 && words > 0)
-        st = dist_comm_allreduce_max_u64(where, slots, words);
+        st = share_partials(where, all, chunk, (size_t)count, slots);
     if (st == DUO_SUCCESS)
         for (int k = 0; k < count; ++k)
-            result[k] = final_pass(slots + (size_t)k * chunks, chunks);
+            result[k] = final_pass(slots + k, chunks, (size_t)count);
     free(all);
-    free(slots);
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
 }
 

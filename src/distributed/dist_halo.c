@@ -67,8 +67,11 @@ static duo_status halo_move(duo_dtype type, void *field,
                          wait);
 }
 
-/* Both forms: `wait` waits for the device (every stream) first and for
- * the halos after; else the exchange is ordered on `stream`. */
+/* Both forms: with `wait` the rows are read after all work queued
+ * before (every stream) and the call returns when the halos are
+ * written; else the exchange is ordered on `stream`.  How much waiting
+ * that takes is the path's business (device.h): NCCL queues the
+ * transfer behind that work without waiting for it. */
 static duo_status halo_exchange(const char *where, duo_dtype type,
                                 void *field, const duo_dist_rows *rows,
                                 duo_stream stream, int wait)
@@ -81,10 +84,7 @@ static duo_status halo_exchange(const char *where, duo_dtype type,
         return dist_collective_failed(st);
     if (up < 0 && down < 0)
         return DUO_SUCCESS;
-    if (wait) /* kernels that wrote the rows may still be running */
-        st = duo_synchronize();
-    if (st == DUO_SUCCESS)
-        st = halo_move(type, field, rows, up, down, stream, wait);
+    st = halo_move(type, field, rows, up, down, stream, wait);
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
 }
 

@@ -1,5 +1,6 @@
 /*
- * dist_internal.h - state and helpers shared by the files of src/dist.
+ * dist_internal.h - state and helpers shared by the files of
+ * src/distributed.
  */
 #ifndef DUO_DIST_INTERNAL_H
 #define DUO_DIST_INTERNAL_H
@@ -48,7 +49,19 @@ duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
                       const void *x, const duo_dist_range *range,
                       void *elems);
 
-/* Free the device scratch duo_dist_reduce and duo_dist_dot keep
+/* Memory kept between calls, grown as needed (dist_runtime.c): device
+ * memory, or with `host` pinned host memory (duo_malloc_host), which the
+ * device copies into without staging. */
+typedef struct dist_buffer {
+    void *p;
+    size_t bytes;
+    int host;
+} dist_buffer;
+/* At least `bytes` bytes at b->p (contents not kept). */
+duo_status dist_buffer_reserve(dist_buffer *b, size_t bytes);
+void dist_buffer_release(dist_buffer *b);
+
+/* Free the buffers duo_dist_reduce and duo_dist_dot keep
  * (duo_dist_finalize). */
 void dist_reduce_release(void);
 void dist_dot_release(void);

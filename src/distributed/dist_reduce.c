@@ -16,14 +16,16 @@
  * again, now with the whole n) and, for reductions, go through global
  * chunks of DUO_DIST_CHUNK elements:
  *
- *  1. each chunk lying inside one rank's piece is reduced there with
- *     duo_reduce (or duo_reduce_arg);
+ *  1. the chunks lying inside one rank's piece are reduced there, each
+ *     in the bits duo_reduce (or duo_reduce_arg) gives it alone, all in
+ *     one pass of the backend (duo_be_reduce_segments) whose results
+ *     come to the host in one copy;
  *  2. a chunk split between ranks is sent, piece by piece, to the rank
- *     holding its first element, which assembles it and reduces it;
- *  3. each chunk's result (8 bytes; 16 with its index) now sits on one
- *     rank, in a vector of zeros elsewhere: an all-reduce taking the
- *     largest unsigned 64-bit word per slot hands every rank every
- *     result bit for bit, whatever order MPI combines them in;
+ *     holding its first element, which assembles it and reduces it the
+ *     same way (into the same copy);
+ *  3. each chunk's result (8 bytes; 16 with its index) now sits on the
+ *     rank holding its first element, each rank's chunks consecutive:
+ *     one all-gather hands every rank every result, bit for bit;
  *  4. every rank combines the chunk results the same way (pairwise sums,
  *     in-order min/max), so all ranks return the same bits.
  */
@@ -34,6 +36,7 @@
 
 #include "comm.h"
 #include "dist_internal.h"
+#include "profile.h"
 
 enum { KIND_REDUCE = 1, KIND_ARG = 2, KIND_GATHER = 3 };
 
@@ -532,37 +535,28 @@ static void small_arg(duo_reduce_op op, duo_dtype type, const void *x,
 /* ------------------------------------------------------------------ */
 /* Chunks                                                              */
 
-/* Device scratch for assembling a split chunk (CUDA builds; on the CPU
- * the host buffer is device memory already). */
-static void *scratch;
+/* Kept between calls (dist_reduce_release frees them): this rank's chunk
+ * results on the device (their words), the backend's scratch for
+ * computing them, a split chunk assembled on the device (CUDA builds; on
+ * the CPU the host buffer is device memory already), and every chunk's
+ * words on the host, where MPI gathers them. */
+static dist_buffer dev_words, seg_scratch, chunk_dev;
+static dist_buffer host_words = {NULL, 0, 1};
 
 void dist_reduce_release(void)
 {
-    if (scratch != NULL)
-        (void)duo_free(scratch);
-    scratch = NULL;
+    dist_buffer_release(&dev_words);
+    dist_buffer_release(&seg_scratch);
+    dist_buffer_release(&chunk_dev);
+    dist_buffer_release(&host_words);
 }
 
-/* Reduce one chunk of device memory into its slot word(s). */
-static duo_status reduce_chunk(int kind, duo_reduce_op op, duo_dtype type,
-                               const void *x, size_t len, size_t first,
-                               uint64_t *slot)
+/* The chunks a rank owns -- those whose first element it holds -- are
+ * first_owned(begin) .. first_owned(begin + count) - 1: consecutive, in
+ * rank order, together every chunk once. */
+static size_t first_owned(size_t begin)
 {
-    if (kind == KIND_REDUCE) {
-        uint64_t w = 0;
-        duo_status st = duo_reduce(op, type, x, len, &w);
-        if (st == DUO_SUCCESS)
-            slot[0] = w; /* little-endian: a 4-byte result in the low half */
-        return st;
-    }
-    size_t index = 0;
-    uint64_t w = 0;
-    duo_status st = duo_reduce_arg(op, type, x, len, &index, &w);
-    if (st == DUO_SUCCESS) {
-        slot[0] = (uint64_t)(first + index);
-        slot[1] = w;
-    }
-    return st;
+    return (begin + DUO_DIST_CHUNK - 1) / DUO_DIST_CHUNK;
 }
 
 /* Rank holding global element i (whose piece is non-empty). */
@@ -575,11 +569,42 @@ static int owner_of(const record *all, int size, uint64_t i)
     return -1;
 }
 
-/* Steps 1 and 2 of the file comment: this rank's slots. */
+/* Queue the results of `count` chunks of `len` elements at device x into
+ * dev_words from chunk slot `slot` on (duo_be_reduce_segments: one pass
+ * over all of them, the bits of duo_reduce on each). */
+static duo_status queue_chunks(int kind, duo_reduce_op op, duo_dtype type,
+                               const void *x, size_t len, size_t count,
+                               size_t slot)
+{
+    if (count == 0)
+        return DUO_SUCCESS;
+    const int arg = kind == KIND_ARG;
+    duo_status st = dist_buffer_reserve(
+        &seg_scratch, duo_be_reduce_segments_scratch(type, arg, len, count));
+    if (st != DUO_SUCCESS)
+        return st;
+    const int region = duo_profile_open(
+        arg ? "duo_dist_reduce_arg chunks" : "duo_dist_reduce chunks",
+        DUO_REGION_REDUCE, NULL);
+    st = duo_be_reduce_segments(op, type, arg, x, len, count,
+                                (uint64_t *)dev_words.p + slot * (arg ? 2 : 1),
+                                seg_scratch.p, NULL);
+    duo_profile_close(region, NULL,
+                      (double)(len * count * duo_dtype_size(type)),
+                      (double)(len * count));
+    return st;
+}
+
+/* Steps 1 and 2 of the file comment: the words of the chunks this rank
+ * owns, in chunk order, at words + first_owned(begin) width.  Host
+ * copies of split chunks' pieces come first, so that the device reduces
+ * the whole chunks while MPI moves those pieces; then one copy brings
+ * every result of this rank to the host. */
 static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
                                duo_dtype type, const void *x,
-                               const record *all, uint64_t *slots)
+                               const record *all, uint64_t *words)
 {
+    const size_t C = DUO_DIST_CHUNK;
     const int size = duo_dist_state.size, me = duo_dist_state.rank;
     const size_t esz = duo_dtype_size(type);
     const size_t width = kind == KIND_ARG ? 2 : 1;
@@ -588,91 +613,114 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
     if (e == b)
         return DUO_SUCCESS;
     const char *xb = (const char *)x;
-    const size_t c_first = b / DUO_DIST_CHUNK, c_last = (e - 1) / DUO_DIST_CHUNK;
-    duo_status st = DUO_SUCCESS;
+    /* Owned: c_lo .. c_hi - 1, of which c_lo .. c_full - 1 are whole
+     * chunks of C elements; a last one (c_full < c_hi) ends at n inside
+     * the piece, or runs past it (a split chunk, completed from the
+     * following ranks). */
+    const size_t c_lo = first_owned(b), c_hi = first_owned(e);
+    const size_t c_full = e / C > c_lo ? e / C : c_lo;
+    const size_t t_b = c_full * C, t_e = t_b + C < n ? t_b + C : n;
+    const int tail = c_full < c_hi, tail_split = tail && t_e > e;
+    duo_status st = dist_buffer_reserve(&dev_words,
+                                        (c_hi - c_lo) * width * 8);
 
-    /* Whole chunks. */
-    for (size_t c = c_first; c <= c_last && st == DUO_SUCCESS; ++c) {
-        const size_t cb = c * DUO_DIST_CHUNK;
-        const size_t ce = cb + DUO_DIST_CHUNK < n ? cb + DUO_DIST_CHUNK : n;
-        if (cb >= b && ce <= e)
-            st = reduce_chunk(kind, op, type, xb + (cb - b) * esz, ce - cb,
-                              cb, slots + c * width);
-    }
-    if (st != DUO_SUCCESS)
-        return st;
-
-    /* Split chunks: at most the first (held from elsewhere) and the last
-     * (held here, continued elsewhere); one chunk if both are the same. */
+    /* The head (elements before the first chunk boundary) goes to the
+     * owner of the chunk it continues; a split tail is assembled here. */
     dist_msg send, *recvs = NULL;
     int nsends = 0, nrecvs = 0;
     unsigned char *send_buf = NULL, *chunk_buf = NULL;
-    size_t own_c = (size_t)-1, own_len = 0;
-    for (size_t c = c_first; c <= c_last; c = c == c_last ? c + 1 : c_last) {
-        const size_t cb = c * DUO_DIST_CHUNK;
-        const size_t ce = cb + DUO_DIST_CHUNK < n ? cb + DUO_DIST_CHUNK : n;
-        if (cb >= b && ce <= e)
-            continue;
-        const size_t pb = cb > b ? cb : b, pe = ce < e ? ce : e;
-        const int owner = owner_of(all, size, cb);
-        if (owner != me) {
-            send_buf = (unsigned char *)malloc((pe - pb) * esz);
-            if (send_buf == NULL)
-                return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
-                                "no host memory for %zu bytes", (pe - pb) * esz);
-            st = duo_memcpy(send_buf, xb + (pb - b) * esz, (pe - pb) * esz,
-                            DUO_DEVICE_TO_HOST);
-            send.buf = send_buf;
-            send.bytes = (pe - pb) * esz;
-            send.peer = owner;
-            send.tag = 11;
-            nsends = 1;
-        } else {
-            own_c = c;
-            own_len = ce - cb;
-            chunk_buf = (unsigned char *)malloc(own_len * esz);
-            recvs = (dist_msg *)malloc((size_t)size * sizeof(dist_msg));
-            if (chunk_buf == NULL || recvs == NULL) {
-                st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
-                              "no host memory for a chunk of %zu bytes",
-                              own_len * esz);
-                break;
-            }
-            st = duo_memcpy(chunk_buf, xb + (pb - b) * esz, (pe - pb) * esz,
-                            DUO_DEVICE_TO_HOST);
-            for (int r = me + 1; r < size; ++r) {
-                const size_t rb = (size_t)all[r].begin;
-                const size_t re = rb + (size_t)all[r].count;
-                if (re == rb || rb >= ce)
-                    continue;
-                recvs[nrecvs].buf = chunk_buf + (rb - cb) * esz;
-                recvs[nrecvs].bytes = ((re < ce ? re : ce) - rb) * esz;
-                recvs[nrecvs].peer = r;
-                recvs[nrecvs++].tag = 11;
-            }
-        }
-        if (st != DUO_SUCCESS)
-            break;
+    if (st == DUO_SUCCESS && b % C != 0) {
+        const size_t he = c_lo * C < e ? c_lo * C : e;
+        send_buf = (unsigned char *)malloc((he - b) * esz);
+        if (send_buf == NULL)
+            st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                          "no host memory for %zu bytes", (he - b) * esz);
+        else
+            st = duo_be_memcpy(send_buf, xb, (he - b) * esz,
+                               DUO_DEVICE_TO_HOST);
+        send.buf = send_buf;
+        send.bytes = (he - b) * esz;
+        send.peer = owner_of(all, size, b / C * C);
+        send.tag = 11;
+        nsends = 1;
     }
+    if (st == DUO_SUCCESS && tail_split) {
+        chunk_buf = (unsigned char *)malloc((t_e - t_b) * esz);
+        recvs = (dist_msg *)malloc((size_t)size * sizeof(dist_msg));
+        if (chunk_buf == NULL || recvs == NULL)
+            st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                          "no host memory for a chunk of %zu bytes",
+                          (t_e - t_b) * esz);
+        else
+            st = duo_be_memcpy(chunk_buf, xb + (t_b - b) * esz,
+                               (e - t_b) * esz, DUO_DEVICE_TO_HOST);
+        for (int r = me + 1; r < size && st == DUO_SUCCESS; ++r) {
+            const size_t rb = (size_t)all[r].begin;
+            const size_t re = rb + (size_t)all[r].count;
+            if (re == rb || rb >= t_e)
+                continue;
+            recvs[nrecvs].buf = chunk_buf + (rb - t_b) * esz;
+            recvs[nrecvs].bytes = ((re < t_e ? re : t_e) - rb) * esz;
+            recvs[nrecvs].peer = r;
+            recvs[nrecvs++].tag = 11;
+        }
+    }
+
+    /* Whole chunks, and a last one that ends inside the piece. */
+    if (st == DUO_SUCCESS)
+        st = queue_chunks(kind, op, type, xb + (c_lo * C - b) * esz, C,
+                          c_full - c_lo, 0);
+    if (st == DUO_SUCCESS && tail && !tail_split)
+        st = queue_chunks(kind, op, type, xb + (t_b - b) * esz, t_e - t_b, 1,
+                          c_full - c_lo);
     if (st == DUO_SUCCESS)
         st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
-    if (st == DUO_SUCCESS && own_c != (size_t)-1) {
+    if (st == DUO_SUCCESS && tail_split) {
         const void *dev = chunk_buf;
 #ifdef DUO_BACKEND_CUDA
-        if (scratch == NULL)
-            st = duo_malloc(&scratch, DUO_DIST_CHUNK * 8);
+        st = dist_buffer_reserve(&chunk_dev, C * 8);
         if (st == DUO_SUCCESS)
-            st = duo_memcpy(scratch, chunk_buf, own_len * esz,
-                            DUO_HOST_TO_DEVICE);
-        dev = scratch;
+            st = duo_be_memcpy(chunk_dev.p, chunk_buf, (t_e - t_b) * esz,
+                               DUO_HOST_TO_DEVICE);
+        dev = chunk_dev.p;
 #endif
         if (st == DUO_SUCCESS)
-            st = reduce_chunk(kind, op, type, dev, own_len,
-                              own_c * DUO_DIST_CHUNK, slots + own_c * width);
+            st = queue_chunks(kind, op, type, dev, t_e - t_b, 1,
+                              c_full - c_lo);
     }
+    uint64_t *mine = words + c_lo * width;
+    if (st == DUO_SUCCESS && c_hi > c_lo)
+        st = duo_be_memcpy(mine, dev_words.p, (c_hi - c_lo) * width * 8,
+                           DUO_DEVICE_TO_HOST);
+    /* Indices within each chunk become global ones. */
+    for (size_t c = c_lo; st == DUO_SUCCESS && width == 2 && c < c_hi; ++c)
+        words[2 * c] += (uint64_t)(c * C);
     free(send_buf);
     free(chunk_buf);
     free(recvs);
+    return st;
+}
+
+/* Step 3: every rank's words to every rank (each rank's own are in
+ * place). */
+static duo_status share_chunks(const char *where, const record *all,
+                               size_t width, uint64_t *words)
+{
+    const int size = duo_dist_state.size;
+    size_t *counts = (size_t *)malloc(2 * (size_t)size * sizeof(size_t));
+    if (counts == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                        "no host memory for %d counts", size);
+    size_t *displs = counts + size;
+    for (int r = 0; r < size; ++r) {
+        const size_t lo = first_owned((size_t)all[r].begin);
+        const size_t hi = first_owned((size_t)(all[r].begin + all[r].count));
+        counts[r] = (hi - lo) * width;
+        displs[r] = lo * width;
+    }
+    const duo_status st =
+        dist_comm_allgatherv_u64(where, words, counts, displs);
+    free(counts);
     return st;
 }
 
@@ -714,29 +762,24 @@ static duo_status reduce_any(const char *where, int kind, duo_reduce_op op,
     st = exchange_records(where, kind, op, type, range, &all);
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
-    const size_t chunks = (n + DUO_DIST_CHUNK - 1) / DUO_DIST_CHUNK;
+    const size_t chunks = first_owned(n);
     const size_t width = kind == KIND_ARG ? 2 : 1;
-    uint64_t *slots = (uint64_t *)calloc(chunks * width, sizeof(uint64_t));
-    if (slots == NULL) {
-        free(all);
-        return dist_collective_failed(duo_fail(
-            DUO_ERROR_OUT_OF_MEMORY, where,
-            "no host memory for %zu chunk results", chunks));
-    }
-    st = local_chunks(where, kind, op, type, x, all, slots);
-    free(all);
+    st = dist_buffer_reserve(&host_words, chunks * width * 8);
+    uint64_t *words = (uint64_t *)host_words.p;
     if (st == DUO_SUCCESS)
-        st = dist_comm_allreduce_max_u64(where, slots, chunks * width);
+        st = local_chunks(where, kind, op, type, x, all, words);
+    if (st == DUO_SUCCESS)
+        st = share_chunks(where, all, width, words);
+    free(all);
     if (st == DUO_SUCCESS) {
         if (kind == KIND_REDUCE) {
             uint64_t out = 0;
-            combine(op, type, slots, chunks, &out);
+            combine(op, type, words, chunks, &out);
             memcpy(result, &out, result_size(op, type));
         } else {
-            combine_arg(op, type, slots, chunks, index, value);
+            combine_arg(op, type, words, chunks, index, value);
         }
     }
-    free(slots);
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
 }
 

@@ -52,6 +52,31 @@ duo_status dist_collective_failed(duo_status status)
     return status;
 }
 
+duo_status dist_buffer_reserve(dist_buffer *b, size_t bytes)
+{
+    if (bytes == 0)
+        bytes = 8; /* a valid pointer all the same */
+    if (bytes <= b->bytes && b->p != NULL)
+        return DUO_SUCCESS;
+    dist_buffer_release(b);
+    void *p = NULL;
+    const duo_status st =
+        b->host ? duo_malloc_host(&p, bytes) : duo_malloc(&p, bytes);
+    if (st != DUO_SUCCESS)
+        return st;
+    b->p = p;
+    b->bytes = bytes;
+    return DUO_SUCCESS;
+}
+
+void dist_buffer_release(dist_buffer *b)
+{
+    if (b->p != NULL)
+        (void)(b->host ? duo_free_host(b->p) : duo_free(b->p));
+    b->p = NULL;
+    b->bytes = 0;
+}
+
 duo_status dist_require_init(const char *where)
 {
     if (!duo_dist_state.initialized)

@@ -1,6 +1,7 @@
 /*
  * dot_chunks.c - chunk partials of duo's dot-product order, one block of
- * DUO_REDUCE_THREADS threads per chunk, written with duo's block kernels
+ * DUO_REDUCE_THREADS threads per chunk and pair (block (j, k): chunk j of
+ * pair k), written with duo's block kernels
  * so the same source runs on the GPU (nvcc compiles this file in CUDA
  * builds) and on the CPU.
  *
@@ -26,10 +27,12 @@
 #define DOT_WARPS (DUO_REDUCE_THREADS / DUO_REDUCE_WARP)
 
 #define DEFINE_DOT_CHUNKS(name, In)                                          \
-    DUO_BLOCK_KERNEL(name, DUO_REDUCE_THREADS, 1, const In *x, const In *y,  \
+    DUO_BLOCK_KERNEL(name, DUO_REDUCE_THREADS, 1, dist_dot_pairs pairs,     \
                      size_t first, size_t n, size_t steps, size_t c0,        \
                      double *out)                                            \
     {                                                                        \
+        const In *x = (const In *)pairs.x[DUO_BY];                           \
+        const In *y = (const In *)pairs.y[DUO_BY];                           \
         DUO_SHARED(double, v, DUO_REDUCE_THREADS);                           \
         DUO_SHARED(double, warp, DOT_WARPS);                                 \
         const size_t vec = DUO_REDUCE_VEC(sizeof(In));                       \
@@ -74,7 +77,7 @@
         }                                                                    \
         DUO_THREADS {                                                        \
             if (DUO_TID == 0)                                                \
-                out[DUO_BX] = warp[0];                                       \
+                out[DUO_BX * DUO_GRID_Y + DUO_BY] = warp[0];                 \
         }                                                                    \
     }                                                                        \
     DUO_BLOCK_KERNEL_END
@@ -82,16 +85,15 @@
 DEFINE_DOT_CHUNKS(dist_dot_chunks_f32, float)
 DEFINE_DOT_CHUNKS(dist_dot_chunks_f64, double)
 
-duo_status dist_dot_chunks(duo_dtype type, const void *x, const void *y,
-                           size_t first, size_t n, size_t steps, size_t c0,
-                           size_t count, double *out)
+duo_status dist_dot_chunks(duo_dtype type, const dist_dot_pairs *pairs,
+                           int count, size_t first, size_t n, size_t steps,
+                           size_t c0, size_t chunks, double *out)
 {
-    if (count == 0)
+    if (chunks == 0)
         return DUO_SUCCESS;
     if (type == DUO_F32)
-        return DUO_LAUNCH_BLOCKS(dist_dot_chunks_f32, count, 1,
-                                 (const float *)x, (const float *)y, first, n,
-                                 steps, c0, out);
-    return DUO_LAUNCH_BLOCKS(dist_dot_chunks_f64, count, 1, (const double *)x,
-                             (const double *)y, first, n, steps, c0, out);
+        return DUO_LAUNCH_BLOCKS(dist_dot_chunks_f32, chunks, (size_t)count,
+                                 *pairs, first, n, steps, c0, out);
+    return DUO_LAUNCH_BLOCKS(dist_dot_chunks_f64, chunks, (size_t)count,
+                             *pairs, first, n, steps, c0, out);
 }

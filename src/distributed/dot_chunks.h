@@ -14,16 +14,22 @@
 extern "C" {
 #endif
 
+/* The arrays of up to DUO_DOT_MAX dot products: x[k] . y[k]. */
+typedef struct dist_dot_pairs {
+    const void *x[DUO_DOT_MAX], *y[DUO_DOT_MAX];
+} dist_dot_pairs;
+
 /*
- * out[k] = the partial of chunk c0 + k (k < count) of duo's order for a
- * dot product of n elements of `type` cut into chunks of `steps` steps:
- * exactly what duo_dot_async computes for that chunk before its final
- * pass.  x[0] and y[0] are global element `first`; every element of
- * those chunks below n must lie in the arrays.  out is device memory.
+ * out[j count + k] = the partial of chunk c0 + j (j < chunks) of pair k
+ * (k < count) of duo's order for dot products of n elements of `type` cut
+ * into chunks of `steps` steps: exactly what duo_dot_async computes for
+ * that chunk before its final pass.  One launch for all of them.  The
+ * pairs' x[k][0] and y[k][0] are global element `first`; every element
+ * of those chunks below n must lie in the arrays.  out is device memory.
  */
-duo_status dist_dot_chunks(duo_dtype type, const void *x, const void *y,
-                           size_t first, size_t n, size_t steps, size_t c0,
-                           size_t count, double *out);
+duo_status dist_dot_chunks(duo_dtype type, const dist_dot_pairs *pairs,
+                           int count, size_t first, size_t n, size_t steps,
+                           size_t c0, size_t chunks, double *out);
 
 #ifdef __cplusplus
 }

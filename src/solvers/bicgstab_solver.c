@@ -21,8 +21,9 @@
  * in one pass), bicgstab_update (x, r), duo_dot_async (r0hat.r, r.r in
  * one pass), bicgstab_direct (decide, p) -- eight operations, no host
  * wait.  Split among ranks: a halo exchange of p before v = A p and of s
- * before t = A s, and duo_dist_dot / duo_dist_dots, whose values the host
- * copies into the same device scalars.
+ * before t = A s, queued on the same stream, and duo_dist_dots, whose
+ * values a launch of bicgstab_put carries into the same device
+ * scalars.
  */
 #include <float.h>
 #include <math.h>
@@ -165,6 +166,15 @@ DUO_KERNEL(bicgstab_init, size_t one, bicgstab_scalars *sc, double tol,
     }
 }
 
+/* to[0..count) = v0, v1: host values into device memory, queued like
+ * a kernel (the launch carries them), where a copy from host memory
+ * would wait for the device first. */
+DUO_KERNEL(bicgstab_put, size_t count, double *to, double v0, double v1)
+{
+    DUO_FOR(i, count)
+        to[i] = i == 0 ? v0 : v1;
+}
+
 /* result[0..count) (device) = x[k].y[k] over the whole grid, fused:
  * stream-ordered on one process; with ranks, every rank waits for the
  * global values. */
@@ -177,8 +187,8 @@ static duo_status dots(const bicgstab_solver *c, int count,
     double v[2] = {0.0, 0.0};
     duo_status st = duo_dist_dots(DUO_F64, count, x, y, &c->range, v);
     if (st == DUO_SUCCESS)
-        st = duo_memcpy(result, v, (size_t)count * sizeof(double),
-                        DUO_HOST_TO_DEVICE);
+        st = DUO_LAUNCH(bicgstab_put, (size_t)count, (size_t)count, result,
+                        v[0], v[1]);
     return st;
 }
 
@@ -189,8 +199,8 @@ static duo_status apply(const bicgstab_solver *c, const uint64_t *state,
 {
     const bicgstab_coefficients k = c->k;
     duo_status st = DUO_SUCCESS;
-    if (c->dist)
-        st = duo_dist_halo_exchange(DUO_F64, in_halo, &c->rows);
+    if (c->dist) /* on the stream of the kernels: no wait with NCCL */
+        st = duo_dist_halo_exchange_async(DUO_F64, in_halo, &c->rows, NULL);
     if (st == DUO_SUCCESS)
         st = DUO_LAUNCH_2D(bicgstab_apply, c->rows.count, c->nx,
                            c->rows.count, c->nx, c->rows.begin, c->ny, k.d,

@@ -13,8 +13,9 @@
  *
  * Per iteration: cg_apply, duo_dot_async (p.q), cg_update,
  * duo_dot_async (r.r), cg_direct -- five launches, no host wait.  Split
- * among ranks: a halo exchange of p first, and duo_dist_dot, whose value
- * the host copies into the same device scalar.
+ * among ranks: a halo exchange of p first, queued on the same stream,
+ * and duo_dist_dot, whose value a launch of cg_put carries into the same
+ * device scalar.
  */
 #include <math.h>
 
@@ -100,6 +101,15 @@ DUO_KERNEL(cg_init, size_t one, cg_scalars *s, double tol, uint64_t maxit)
     }
 }
 
+/* *to = v: a host value into device memory, queued like a kernel (the
+ * launch carries it), where a copy from host memory would wait for the
+ * device first. */
+DUO_KERNEL(cg_put, size_t one, double *to, double v)
+{
+    DUO_FOR(i, one)
+        to[i] = v;
+}
+
 /* *result (device) = x.y over the whole grid: stream-ordered on one
  * process; with ranks, every rank waits for the global value. */
 static duo_status dot(const cg_solver *c, const double *x, const double *y,
@@ -112,7 +122,7 @@ static duo_status dot(const cg_solver *c, const double *x, const double *y,
     double v = 0.0;
     duo_status st = duo_dist_dot(DUO_F64, x, y, &c->range, &v);
     if (st == DUO_SUCCESS)
-        st = duo_memcpy(result, &v, sizeof v, DUO_HOST_TO_DEVICE);
+        st = DUO_LAUNCH(cg_put, 1, 1, result, v);
     return st;
 }
 
@@ -120,8 +130,9 @@ static duo_status dot(const cg_solver *c, const double *x, const double *y,
 static duo_status iteration(const cg_solver *c, int o)
 {
     duo_status st = DUO_SUCCESS;
-    if (c->dist)
-        st = duo_dist_halo_exchange(DUO_F64, c->p_halo, &c->rows);
+    if (c->dist) /* on the stream of the kernels: no wait with NCCL */
+        st = duo_dist_halo_exchange_async(DUO_F64, c->p_halo, &c->rows,
+                                          NULL);
     if (st == DUO_SUCCESS)
         st = DUO_LAUNCH_2D(cg_apply, c->rows.count, c->nx, c->rows.count,
                            c->nx, c->rows.begin, c->ny, c->p, c->q);

@@ -11,7 +11,8 @@
 # without a GPU the consumers are compiled but their run skips (77).
 #
 # Environment: CMAKE (cmake), CC (cc), NVCC (nvcc), for the CUDA consumer
-# CUDA_ARCHS (CMAKE_CUDA_ARCHITECTURES).  Exits 0 when every step passed.
+# CUDA_ARCHS (CMAKE_CUDA_ARCHITECTURES, commas for semicolons).  Exits 0
+# when every step passed.
 set -euo pipefail
 build=$1 backend=$2 work=$3 also=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,7 +68,7 @@ cmake_args=(-S "$here/consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix"
 [ -n "$also_backend" ] && cmake_args+=(-DDUO_CONSUMER_ALSO="$also_backend")
 if [ "$backend" = cuda ]; then
     cmake_args+=(-DCMAKE_CUDA_COMPILER="$(command -v "$nvcc")")
-    [ -n "${CUDA_ARCHS:-}" ] && cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS")
+    [ -n "${CUDA_ARCHS:-}" ] && cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS//,/;}")
 fi
 "$cmake" "${cmake_args[@]}"
 "$cmake" --build "$work/cmake"

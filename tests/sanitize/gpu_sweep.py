@@ -3,7 +3,8 @@
 
 Run by tests/gpu_sanitize.sh (read that first).  For every CTest test of a
 CUDA build labelled "gpu" (the suites, the apps' checks, the README
-example, the soak test) and every tool (memcheck, racecheck, synccheck,
+example, the soak test) but those labelled "fault" (test_fault makes a
+kernel fault on purpose) and every tool (memcheck, racecheck, synccheck,
 initcheck) it runs the test's own command line and environment under
 
     compute-sanitizer --tool TOOL --log-file LOGDIR/TOOL/TEST.log ...
@@ -114,6 +115,9 @@ def ctest_tests(build, regex):
         env = props.get("ENVIRONMENT", [])
         if isinstance(env, str):
             env = [env]
+        labels = props.get("LABELS", [])
+        if "fault" in ([labels] if isinstance(labels, str) else labels):
+            continue
         pass_re = props.get("PASS_REGULAR_EXPRESSION", [])
         if isinstance(pass_re, str):
             pass_re = [pass_re]

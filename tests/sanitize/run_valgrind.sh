@@ -39,6 +39,9 @@ runs=(
   "duo-reduce-steps 1001"
   "duo-cg 8"
   "duo-staged 1000 --chunk 300 --streams 2"
+  "duo-sort 1009 --type f64 --order desc --pairs"
+  "duo-atomics 1003"
+  "duo-compact 1009 --number 720720"
 )
 vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
     --show-leak-kinds=definite,indirect,possible

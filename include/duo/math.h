@@ -1,0 +1,62 @@
+/*
+ * duo/math.h - float math functions that give the same bits on every
+ * backend: serial, OpenMP, a CUDA build's host path and the GPU.
+ *
+ *   #include <duo/math.h>
+ *
+ *   DUO_KERNEL(wave, size_t n, const float *x, float *y)
+ *   {
+ *       DUO_FOR(i, n)
+ *           y[i] = duo_expf(-x[i]) * duo_sinf(x[i]);
+ *   }
+ *
+ * Every function is callable in kernels (DUO_DEVICE) and in host code,
+ * and is correctly rounded (round to nearest, ties to even) for every
+ * float argument: the result is the float nearest the exact value, so it
+ * is the same on every machine and compiler.  tests/math/exhaustive.c
+ * checks each one-argument function on all 2^32 inputs against MPFR
+ * (profiles/math/ has the record); atan2f and hypotf on large samples.
+ *
+ *   duo_expf  duo_exp2f  duo_expm1f  duo_logf  duo_log2f  duo_log10f
+ *   duo_log1pf  duo_sinf  duo_cosf  duo_tanf  duo_sincosf  duo_atanf
+ *   duo_atan2f  duo_asinf  duo_acosf  duo_sinhf  duo_coshf  duo_tanhf
+ *   duo_cbrtf  duo_hypotf
+ *
+ * Double functions, at most 1 ulp from the exact value (below 0.51 ulp
+ * for normal results), the same bits everywhere: duo_exp, duo_log,
+ * duo_sin, duo_cos, duo_tan (exact reduction up to DBL_MAX), duo_atan,
+ * duo_atan2, duo_asin, duo_acos.
+ *
+ * Special values as C11 Annex F says: NaN in gives NaN out (the argument's
+ * payload, quieted), +-0 and +-inf as specified (sinf(-0) = -0,
+ * logf(+-0) = -inf, atan2f(+-0, -0) = +-pi, hypotf(inf, NaN) = +inf, ...),
+ * overflow gives +-inf and underflow rounds to subnormals or 0.  Domain
+ * errors (logf(-1), asinf(2), sinf(inf)) return NaN (0x7fc00000); nothing
+ * traps and errno is never read or written.  sinf, cosf and tanf reduce
+ * huge arguments exactly (Payne-Hanek): sinf(1e38f) is right too.
+ *
+ * How: each function evaluates in double precision, carrying a pair of
+ * doubles where a sum would lose bits, to a relative error below about
+ * 2^-58, then rounds once to float (math_core.h says why that gives the
+ * same bits everywhere).  Written from the published methods (Cody-Waite
+ * and Payne-Hanek reduction, Taylor series on small intervals with
+ * tables, error-free transformations), as the CORE-MATH project does.
+ *
+ * Not supported: compiling with --use_fast_math / -ffast-math, or with
+ * a floating-point contraction mode other than off on the host
+ * (tests/test_math.c fails when the build contracts).
+ *
+ * This header is not included by <duo.h>; include it where it is used.
+ */
+#ifndef DUO_MATH_H
+#define DUO_MATH_H
+
+#include <duo/math_core.h>
+
+#include <duo/math_atan.h>
+#include <duo/math_exp.h>
+#include <duo/math_log.h>
+#include <duo/math_misc.h>
+#include <duo/math_trig.h>
+
+#endif /* DUO_MATH_H */

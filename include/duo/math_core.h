@@ -1,0 +1,234 @@
+/*
+ * duo/math_core.h - the arithmetic that duo/math.h is written in.
+ * Included by <duo/math.h>; not for direct use.
+ *
+ * The functions of duo/math.h return the same bits on the GPU, on the
+ * CUDA host path and in the serial and OpenMP builds because they use
+ * only operations that IEEE 754 defines exactly (+, -, *, /, sqrt, fma,
+ * conversions) and integer operations.  What could still differ is a
+ * compiler fusing a product and a sum into one fma on one side only:
+ * every product here goes through duo_m_mul_, which on the GPU is
+ * __dmul_rn (never fused, whatever --fmad says) and on the host a plain
+ * product (duo's host compiles run with -ffp-contract=off, and C11 mode
+ * does not contract; tests/math/test_math.c fails if something does).  Fused
+ * multiply-adds are written as duo_m_fma_.
+ *
+ * Not supported: --use_fast_math or -ffast-math (they flush subnormals or
+ * reorder sums), and x87 arithmetic (FLT_EVAL_METHOD != 0).
+ */
+#ifndef DUO_MATH_CORE_H
+#define DUO_MATH_CORE_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <duo.h>
+
+/* A table that kernels and host code both read: on the GPU a copy in
+ * device memory, on the host an ordinary array.  DUO_MATH_T(name) is the
+ * one the current compilation pass may read. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DUO_MATH_UNUSED_ __attribute__((unused))
+#else
+#define DUO_MATH_UNUSED_
+#endif
+#if defined(__CUDACC__)
+#define DUO_MATH_TABLE(type, name, ...)                                  \
+    static __device__ const type name##dev_[] = {__VA_ARGS__};           \
+    static const type name##host_[] DUO_MATH_UNUSED_ = {__VA_ARGS__};
+#else
+#define DUO_MATH_TABLE(type, name, ...)                                  \
+    static const type name##host_[] DUO_MATH_UNUSED_ = {__VA_ARGS__};
+#endif
+#if defined(__CUDA_ARCH__)
+#define DUO_MATH_T(name) name##dev_
+#else
+#define DUO_MATH_T(name) name##host_
+#endif
+
+#include <duo/math_tables.h>
+
+/* ------------------------------------------------------------------ */
+/* Bits                                                                */
+
+DUO_DEVICE uint32_t duo_m_f2u_(float x)
+{
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(x);
+#else
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+#endif
+}
+
+DUO_DEVICE float duo_m_u2f_(uint32_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+#endif
+}
+
+DUO_DEVICE uint64_t duo_m_d2u_(double x)
+{
+#ifdef __CUDA_ARCH__
+    return (uint64_t)__double_as_longlong(x);
+#else
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+#endif
+}
+
+DUO_DEVICE double duo_m_u2d_(uint64_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)u);
+#else
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+#endif
+}
+
+/* 2^e for -1022 <= e <= 1023, exactly. */
+DUO_DEVICE double duo_m_pow2_(int e)
+{
+    return duo_m_u2d_((uint64_t)(e + 1023) << 52);
+}
+
+/* Leading zeros of a nonzero 64-bit word. */
+DUO_DEVICE int duo_m_clz64_(uint64_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return __clzll((long long)v);
+#elif defined(__GNUC__) || defined(__clang__)
+    return __builtin_clzll(v);
+#else
+    int n = 0;
+    while (!(v >> 63)) {
+        v <<= 1;
+        ++n;
+    }
+    return n;
+#endif
+}
+
+/* NaN results, the same bits everywhere (the hardware's default NaNs
+ * differ: x86 gives 0xffc00000, the GPU 0x7fffffff): a NaN argument
+ * comes back quieted, a domain error gives the positive quiet NaN. */
+DUO_DEVICE float duo_m_qnan_(float x)
+{
+    return duo_m_u2f_(duo_m_f2u_(x) | 0x00400000u);
+}
+
+DUO_DEVICE float duo_m_nan_(void)
+{
+    return duo_m_u2f_(0x7fc00000u);
+}
+
+DUO_DEVICE int duo_m_isnan_(float x)
+{
+    return (duo_m_f2u_(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+DUO_DEVICE int duo_m_isnan_d_(double x)
+{
+    return (duo_m_d2u_(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+}
+
+DUO_DEVICE double duo_m_qnan_d_(double x)
+{
+    return duo_m_u2d_(duo_m_d2u_(x) | 0x0008000000000000ull);
+}
+
+DUO_DEVICE double duo_m_nan_d_(void)
+{
+    return duo_m_u2d_(0x7ff8000000000000ull);
+}
+
+/* ------------------------------------------------------------------ */
+/* Arithmetic that no compiler fuses                                   */
+
+DUO_DEVICE double duo_m_mul_(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+DUO_DEVICE double duo_m_fma_(double a, double b, double c)
+{
+    return fma(a, b, c);
+}
+
+/* x 2^e for any int e, rounded once (into the subnormals if need be). */
+DUO_DEVICE double duo_m_ldexp_(double x, int e)
+{
+    if (e > 1023)
+        return duo_m_mul_(duo_m_mul_(x, 0x1p1023), duo_m_pow2_(e - 1023));
+    if (e < -1022)
+        return duo_m_mul_(duo_m_mul_(x, duo_m_pow2_(e + 200)), 0x1p-200);
+    return duo_m_mul_(x, duo_m_pow2_(e));
+}
+
+/* s + e = a + b exactly, s = RN(a + b) (Knuth's TwoSum). */
+DUO_DEVICE double duo_m_two_sum_(double a, double b, double *e)
+{
+    double s = a + b;
+    double bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+/* The same when |a| >= |b| or a == 0 (Dekker's Fast2Sum). */
+DUO_DEVICE double duo_m_fast_two_sum_(double a, double b, double *e)
+{
+    double s = a + b;
+    *e = b - (s - a);
+    return s;
+}
+
+/* p + e = a * b exactly. */
+DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
+{
+    double p = duo_m_mul_(a, b);
+    *e = duo_m_fma_(a, b, -p);
+    return p;
+}
+
+/* (nh + nl) / (dh + dl) = q + *ql: the quotient of the high parts and
+ * the remainder's share (the remainder nh - q dh is exact with fma). */
+DUO_DEVICE double duo_m_dd_div_(double nh, double nl, double dh, double dl,
+                                double *ql)
+{
+    double q = nh / dh;
+    *ql = (duo_m_fma_(-q, dh, nh) + nl - duo_m_mul_(q, dl)) / (dh + dl);
+    return q;
+}
+
+/* hi + lo rounded to the nearest float, correctly: hi + lo is first
+ * rounded to odd in double (the nearest double, moved one unit toward
+ * the exact sum when that is even and inexact), which then rounds to
+ * nearest float as the exact sum would, 53 >= 24 + 2 bits. */
+DUO_DEVICE float duo_m_dd_to_float_(double hi, double lo)
+{
+    double e;
+    double s = duo_m_two_sum_(hi, lo, &e);
+    if (e != 0.0) {
+        uint64_t b = duo_m_d2u_(s);
+        if (!(b & 1u))
+            b = ((e > 0.0) == (s > 0.0)) ? b + 1u : b - 1u;
+        s = duo_m_u2d_(b);
+    }
+    return (float)s;
+}
+
+#endif /* DUO_MATH_CORE_H */

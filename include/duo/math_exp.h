@@ -1,0 +1,240 @@
+/*
+ * duo/math_exp.h - expf, exp2f, expm1f, sinhf, coshf, tanhf of duo/math.h.
+ * Included by <duo/math.h>.
+ *
+ * Method: x = (64 E + j) log(2)/64 + r with |r| <= log(2)/128, so
+ * e^x = 2^E 2^(j/64) e^r; 2^(j/64) comes from a table as a pair of
+ * doubles, e^r - 1 from its Taylor polynomial (degree 6, truncation below
+ * 2^-65 relative).  The result is a pair hi + lo with relative error
+ * below 2^-58, rounded once to float (duo_m_dd_to_float_); the
+ * exhaustive check (tests/math/exhaustive.c) confirms every input.
+ */
+#ifndef DUO_MATH_EXP_H
+#define DUO_MATH_EXP_H
+
+#include <duo/math_core.h>
+
+/* 2^E (*hi + *lo) = 2^(k/64) (1 + p) for p = e^r - 1, |p| < 2^-7. */
+DUO_DEVICE void duo_m_exp_scale_(double kd, double p, double *hi,
+                                 double *lo)
+{
+    int k = (int)kd;
+    int j = k & 63;
+    int E = (k - j) / 64;
+    double th = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
+    double tl = DUO_MATH_T(duo_m_exp2_64_)[2 * j + 1];
+    double s = duo_m_pow2_(E);
+    double e;
+    double h = duo_m_fast_two_sum_(th, duo_m_fma_(th, p, duo_m_fma_(tl, p, tl)),
+                                   &e);
+    *hi = duo_m_mul_(h, s);
+    *lo = duo_m_mul_(e, s);
+}
+
+/* e^x = *hi + *lo for a double x holding a float (or twice a float)
+ * with |x| <= 105. */
+DUO_DEVICE void duo_m_exp_dd_(double x, double *hi, double *lo)
+{
+    const double shift = 0x1.8p52; /* rounds to an integer */
+    double kd = duo_m_fma_(x, DUO_M_64_LN2, shift) - shift;
+    /* x - k hi is exact: both are multiples of 2^-48 (or k = 0) and the
+     * difference is below 2^-7. */
+    double t = duo_m_fma_(-kd, DUO_M_LN2_64_HI, x);
+    double r = duo_m_fma_(-kd, DUO_M_LN2_64_LO, t);
+    double q = duo_m_fma_(r, 1.0 / 720, 1.0 / 120);
+    q = duo_m_fma_(q, r, 1.0 / 24);
+    q = duo_m_fma_(q, r, 1.0 / 6);
+    q = duo_m_fma_(q, r, 0.5);
+    double p = duo_m_fma_(duo_m_mul_(r, r), q, r);
+    duo_m_exp_scale_(kd, p, hi, lo);
+}
+
+/* e^x - 1 = *hi + *lo for a double x holding a float (or twice a float)
+ * with -104 <= x <= 105; the Taylor series of e^x - 1 for |x| < 1/16
+ * (degree 10, truncation below 2^-65 relative). */
+DUO_DEVICE void duo_m_expm1_dd_(double x, double *hi, double *lo)
+{
+    if (fabs(x) < 0.0625) {
+        double q = duo_m_fma_(x, 1.0 / 3628800, 1.0 / 362880);
+        q = duo_m_fma_(q, x, 1.0 / 40320);
+        q = duo_m_fma_(q, x, 1.0 / 5040);
+        q = duo_m_fma_(q, x, 1.0 / 720);
+        q = duo_m_fma_(q, x, 1.0 / 120);
+        q = duo_m_fma_(q, x, 1.0 / 24);
+        q = duo_m_fma_(q, x, 1.0 / 6);
+        q = duo_m_fma_(q, x, 0.5);
+        *hi = x;
+        *lo = duo_m_mul_(duo_m_mul_(x, x), q);
+        return;
+    }
+    double h, l, e;
+    duo_m_exp_dd_(x, &h, &l);
+    *hi = duo_m_two_sum_(h, -1.0, &e);
+    *lo = e + l;
+}
+
+DUO_DEVICE float duo_expf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    if (x > 89.0f)
+        return duo_m_u2f_(0x7f800000u); /* e^89 > FLT_MAX: +inf */
+    if (x < -104.0f)
+        return 0.0f; /* e^-104 < 2^-150: rounds to +0 */
+    double hi, lo;
+    duo_m_exp_dd_((double)x, &hi, &lo);
+    return duo_m_dd_to_float_(hi, lo);
+}
+
+DUO_DEVICE float duo_exp2f(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    if (x >= 128.0f)
+        return duo_m_u2f_(0x7f800000u);
+    if (x <= -151.0f)
+        return 0.0f;
+    /* x = k/64 + r exactly, |r| <= 1/128; 2^r - 1 by its Taylor series
+     * (degree 7, truncation below 2^-70). */
+    const double shift = 0x1.8p52;
+    double xd = (double)x;
+    double kd = duo_m_fma_(xd, 64.0, shift) - shift;
+    double r = duo_m_fma_(kd, -1.0 / 64, xd);
+    double q = duo_m_fma_(r, DUO_M_EXP2_C7, DUO_M_EXP2_C6);
+    q = duo_m_fma_(q, r, DUO_M_EXP2_C5);
+    q = duo_m_fma_(q, r, DUO_M_EXP2_C4);
+    q = duo_m_fma_(q, r, DUO_M_EXP2_C3);
+    q = duo_m_fma_(q, r, DUO_M_EXP2_C2);
+    q = duo_m_fma_(q, r, DUO_M_EXP2_C1);
+    double p = duo_m_mul_(r, q);
+    double hi, lo;
+    duo_m_exp_scale_(kd, p, &hi, &lo);
+    return duo_m_dd_to_float_(hi, lo);
+}
+
+DUO_DEVICE float duo_expm1f(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    if (x > 89.0f)
+        return duo_m_u2f_(0x7f800000u);
+    if (x < -18.0f)
+        return -1.0f; /* e^x < 2^-25: -1 + e^x rounds to -1 */
+    if (x == 0.0f)
+        return x; /* keeps the sign of zero */
+    double hi, lo;
+    duo_m_expm1_dd_((double)x, &hi, &lo);
+    return duo_m_dd_to_float_(hi, lo);
+}
+
+/* (e^|x| / 2) = *ah + *al and (e^-|x| / 2) = *bh + *bl, |x| <= 95. */
+DUO_DEVICE void duo_m_exp_halves_(double ax, double *ah, double *al,
+                                  double *bh, double *bl)
+{
+    double h, l;
+    duo_m_exp_dd_(ax, &h, &l);
+    *ah = duo_m_mul_(h, 0.5);
+    *al = duo_m_mul_(l, 0.5);
+    /* 1/4 / (ah + al), with the remainder of the division. */
+    double q = 0.25 / *ah;
+    *bh = q;
+    *bl = (duo_m_fma_(-q, *ah, 0.25) - duo_m_mul_(q, *al)) / *ah;
+}
+
+DUO_DEVICE float duo_sinhf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    double ax = fabs((double)x);
+    float sign = x < 0.0f ? -1.0f : 1.0f;
+    if (ax > 90.0)
+        return sign * duo_m_u2f_(0x7f800000u);
+    if (ax == 0.0)
+        return x;
+    double hi, lo;
+    if (ax < 0.125) {
+        /* Taylor to x^13: truncation below 2^-68 relative. */
+        double s = duo_m_mul_(ax, ax);
+        double q = duo_m_fma_(s, 1.0 / 6227020800.0, 1.0 / 39916800.0);
+        q = duo_m_fma_(q, s, 1.0 / 362880);
+        q = duo_m_fma_(q, s, 1.0 / 5040);
+        q = duo_m_fma_(q, s, 1.0 / 120);
+        q = duo_m_fma_(q, s, 1.0 / 6);
+        hi = ax;
+        lo = duo_m_mul_(duo_m_mul_(ax, s), q);
+    } else {
+        double ah, al, bh, bl, e;
+        duo_m_exp_halves_(ax, &ah, &al, &bh, &bl);
+        hi = duo_m_two_sum_(ah, -bh, &e);
+        lo = e + (al - bl);
+    }
+    return sign * duo_m_dd_to_float_(hi, lo);
+}
+
+DUO_DEVICE float duo_coshf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    double ax = fabs((double)x);
+    if (ax > 90.0)
+        return duo_m_u2f_(0x7f800000u);
+    double ah, al, bh, bl, e;
+    duo_m_exp_halves_(ax, &ah, &al, &bh, &bl);
+    double hi = duo_m_two_sum_(ah, bh, &e);
+    return duo_m_dd_to_float_(hi, e + (al + bl));
+}
+
+DUO_DEVICE float duo_tanhf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    float sign = x < 0.0f ? -1.0f : 1.0f;
+    double ax = fabs((double)x);
+    if (ax > 10.0)
+        return sign; /* 1 - tanh(10) < 2^-28: rounds to 1 */
+    if (ax == 0.0)
+        return x;
+    /* tanh|x| = m / (m + 2), m = e^(2|x|) - 1. */
+    double mh, ml, e;
+    duo_m_expm1_dd_(2.0 * ax, &mh, &ml);
+    double dh = duo_m_two_sum_(mh, 2.0, &e);
+    double dl = e + ml;
+    double ql;
+    double q = duo_m_dd_div_(mh, ml, dh, dl, &ql);
+    return sign * duo_m_dd_to_float_(q, ql);
+}
+
+/* e^x for a double: the same method with x - k log(2)/64 as a pair of
+ * doubles (log(2)/64 in three parts), error below 0.51 ulp (subnormal
+ * results: below 1 ulp). */
+DUO_DEVICE double duo_exp(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    if (x > 709.79)
+        return (double)INFINITY; /* e^709.79 > DBL_MAX */
+    if (x < -745.2)
+        return 0.0; /* below 2^-1075: rounds to +0 */
+    const double shift = 0x1.8p52;
+    double kd = duo_m_fma_(x, DUO_M_64_LN2, shift) - shift;
+    /* x - k hi is exact (Sterbenz; k hi has at most 53 bits). */
+    double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, x);
+    double pe, re;
+    double p = duo_m_two_prod_(kd, DUO_M_LN2_64_D_LO, &pe);
+    double r = duo_m_two_sum_(t, -p, &re);
+    double rl = (re - pe) - duo_m_mul_(kd, DUO_M_LN2_64_D_LO2);
+    double q = duo_m_fma_(r, 1.0 / 720, 1.0 / 120);
+    q = duo_m_fma_(q, r, 1.0 / 24);
+    q = duo_m_fma_(q, r, 1.0 / 6);
+    q = duo_m_fma_(q, r, 0.5);
+    double er = duo_m_fma_(duo_m_mul_(r, r), q, r); /* e^r - 1 */
+    /* 2^(j/64) (1 + er)(1 + rl) = th + [th (er + rl) + tl (1 + er)] */
+    int k = (int)kd;
+    int j = k & 63;
+    double th = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
+    double tl = DUO_MATH_T(duo_m_exp2_64_)[2 * j + 1];
+    double lo = duo_m_fma_(th, er + rl, duo_m_fma_(tl, er, tl));
+    return duo_m_ldexp_(th + lo, (k - j) / 64);
+}
+
+#endif /* DUO_MATH_EXP_H */

@@ -1,0 +1,175 @@
+/*
+ * duo/math_log.h - logf, log2f, log10f, log1pf of duo/math.h.
+ * Included by <duo/math.h>.
+ *
+ * Method: u = 2^e m, m in [1, 2); the top 7 bits of m pick c ~ 1/m from a
+ * table (12 bits, so m c is exact for a float m), r = m c - 1 with
+ * |r| < 2^-7, and log u = e log 2 - log c + log1p(r), log1p(r) by its
+ * Taylor series (degree 9, truncation below 2^-66 relative).  For
+ * m >= 3/2 the table holds -log c - log 2 and e counts one more, so that
+ * no sum cancels by more than a factor of 2; around u = 1 the table value
+ * is 0 (c = 1 or 1/2).  The sum is carried as a pair of doubles, error
+ * below 2^-60 relative, and rounded once to float.
+ */
+#ifndef DUO_MATH_LOG_H
+#define DUO_MATH_LOG_H
+
+#include <duo/math_core.h>
+
+/* log u = *hi + *lo for a positive finite normal double u. */
+DUO_DEVICE void duo_m_log_dd_(double u, double *hi, double *lo)
+{
+    uint64_t b = duo_m_d2u_(u);
+    int e = (int)(b >> 52) - 1023;
+    int i = (int)((b >> 45) & 127u);
+    double m = duo_m_u2d_((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    double c = DUO_MATH_T(duo_m_log_c_)[i];
+    double pe;
+    double p = duo_m_two_prod_(m, c, &pe);
+    double r = p - 1.0; /* exact: p is within 2^-7 of 1 */
+    double q = duo_m_fma_(r, 1.0 / 9, -1.0 / 8);
+    q = duo_m_fma_(q, r, 1.0 / 7);
+    q = duo_m_fma_(q, r, -1.0 / 6);
+    q = duo_m_fma_(q, r, 1.0 / 5);
+    q = duo_m_fma_(q, r, -1.0 / 4);
+    q = duo_m_fma_(q, r, 1.0 / 3);
+    q = duo_m_fma_(q, r, -0.5);
+    double tail = duo_m_mul_(duo_m_mul_(r, r), q);
+    double E = (double)(e + (i >= 64));
+    double ae;
+    double ah = duo_m_two_prod_(E, DUO_M_LN2_HI, &ae);
+    ae = duo_m_fma_(E, DUO_M_LN2_LO, ae);
+    double e1, e2;
+    double s1 = duo_m_two_sum_(ah, DUO_MATH_T(duo_m_log_l_)[2 * i], &e1);
+    double s2 = duo_m_two_sum_(s1, r, &e2);
+    *hi = s2;
+    /* log1p(r + pe) = log1p(r) + pe (1 - r) + O(pe r^2) */
+    *lo = (e1 + e2) + (ae + DUO_MATH_T(duo_m_log_l_)[2 * i + 1]) +
+          (duo_m_fma_(-pe, r, pe) + tail);
+}
+
+/* The special values shared by logf, log2f and log10f; 1 when *out is
+ * the result. */
+DUO_DEVICE int duo_m_log_special_(float x, float *out)
+{
+    uint32_t b = duo_m_f2u_(x);
+    if (duo_m_isnan_(x)) {
+        *out = duo_m_qnan_(x);
+        return 1;
+    }
+    if ((b & 0x7fffffffu) == 0) {
+        *out = duo_m_u2f_(0xff800000u); /* log(+-0) = -inf */
+        return 1;
+    }
+    if (b >> 31) {
+        *out = duo_m_nan_(); /* log of a negative number */
+        return 1;
+    }
+    if (b == 0x7f800000u) {
+        *out = x;
+        return 1;
+    }
+    return 0;
+}
+
+/* (hi + lo) (ch + cl), the low part of the product kept. */
+DUO_DEVICE float duo_m_dd_mul_to_float_(double hi, double lo, double ch,
+                                         double cl)
+{
+    double pe;
+    double p = duo_m_two_prod_(hi, ch, &pe);
+    pe += duo_m_fma_(hi, cl, duo_m_mul_(lo, ch));
+    return duo_m_dd_to_float_(p, pe);
+}
+
+DUO_DEVICE float duo_logf(float x)
+{
+    float out;
+    if (duo_m_log_special_(x, &out))
+        return out;
+    double hi, lo;
+    duo_m_log_dd_((double)x, &hi, &lo);
+    return duo_m_dd_to_float_(hi, lo);
+}
+
+DUO_DEVICE float duo_log2f(float x)
+{
+    float out;
+    if (duo_m_log_special_(x, &out))
+        return out;
+    double hi, lo;
+    duo_m_log_dd_((double)x, &hi, &lo);
+    return duo_m_dd_mul_to_float_(hi, lo, DUO_M_INVLN2_HI, DUO_M_INVLN2_LO);
+}
+
+DUO_DEVICE float duo_log10f(float x)
+{
+    float out;
+    if (duo_m_log_special_(x, &out))
+        return out;
+    double hi, lo;
+    duo_m_log_dd_((double)x, &hi, &lo);
+    return duo_m_dd_mul_to_float_(hi, lo, DUO_M_INVLN10_HI,
+                                   DUO_M_INVLN10_LO);
+}
+
+DUO_DEVICE float duo_log1pf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    if (x == -1.0f)
+        return duo_m_u2f_(0xff800000u);
+    if (x < -1.0f)
+        return duo_m_nan_();
+    if (duo_m_f2u_(x) == 0x7f800000u)
+        return x;
+    double xd = (double)x;
+    double hi, lo;
+    if (fabs(xd) < 0x1p-6) {
+        /* Taylor to x^10: truncation below 2^-63 relative. */
+        double q = duo_m_fma_(xd, -1.0 / 10, 1.0 / 9);
+        q = duo_m_fma_(q, xd, -1.0 / 8);
+        q = duo_m_fma_(q, xd, 1.0 / 7);
+        q = duo_m_fma_(q, xd, -1.0 / 6);
+        q = duo_m_fma_(q, xd, 1.0 / 5);
+        q = duo_m_fma_(q, xd, -1.0 / 4);
+        q = duo_m_fma_(q, xd, 1.0 / 3);
+        q = duo_m_fma_(q, xd, -0.5);
+        hi = xd;
+        lo = duo_m_mul_(duo_m_mul_(xd, xd), q);
+    } else {
+        /* 1 + x = uh + ul exactly; log(uh + ul) = log uh + ul/uh. */
+        double ul;
+        double uh = duo_m_two_sum_(1.0, xd, &ul);
+        duo_m_log_dd_(uh, &hi, &lo);
+        lo += ul / uh;
+    }
+    return duo_m_dd_to_float_(hi, lo);
+}
+
+/* log x for a double: the same method (the product m c is no longer
+ * exact; its rounding error joins the low part), error below 0.51 ulp. */
+DUO_DEVICE double duo_log(double x)
+{
+    uint64_t b = duo_m_d2u_(x);
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    if ((b << 1) == 0)
+        return -(double)INFINITY; /* log(+-0) */
+    if (b >> 63)
+        return duo_m_nan_d_();
+    if (b == 0x7ff0000000000000ull)
+        return x;
+    double hi, lo;
+    if (b < 0x0010000000000000ull) { /* subnormal: log(x 2^64) - 64 log 2 */
+        double e;
+        duo_m_log_dd_(duo_m_mul_(x, 0x1p64), &hi, &lo);
+        hi = duo_m_two_sum_(hi, -64.0 * DUO_M_LN2_HI, &e);
+        lo = e + (lo - 64.0 * DUO_M_LN2_LO);
+    } else {
+        duo_m_log_dd_(x, &hi, &lo);
+    }
+    return hi + lo;
+}
+
+#endif /* DUO_MATH_LOG_H */

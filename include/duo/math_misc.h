@@ -1,0 +1,69 @@
+/*
+ * duo/math_misc.h - cbrtf and hypotf of duo/math.h.
+ * Included by <duo/math.h>.
+ *
+ * cbrtf: |x| = 2^(3k) m, m in [1, 8); an estimate of cbrt(m) from the bits
+ * (exponent and significand divided by 3, within 7%), three Halley steps
+ * (to ~2^-52), then one Newton step whose residual m - y^3 is computed
+ * exactly with fma, giving y + dy with error below 2^-90.
+ * hypotf: x^2 and y^2 are exact in double; their sum as a pair of
+ * doubles, its square root with the remainder (sqrt(s) + (s - r^2)/(2r)).
+ * Both rounded once to float; exact results (cbrt(27), hypot(3, 4)) come
+ * out exact.
+ */
+#ifndef DUO_MATH_MISC_H
+#define DUO_MATH_MISC_H
+
+#include <duo/math_core.h>
+
+DUO_DEVICE float duo_cbrtf(float x)
+{
+    float ax = fabsf(x);
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    if (ax == 0.0f || ax == duo_m_u2f_(0x7f800000u))
+        return x;
+    uint64_t b = duo_m_d2u_((double)ax);
+    int e = (int)(b >> 52) - 1023;
+    int k = (e + 300) / 3 - 100; /* floor(e / 3) */
+    int j = e - 3 * k;
+    double m = duo_m_u2d_((b & 0x000fffffffffffffull) |
+                          ((uint64_t)(1023 + j) << 52));
+    /* Estimate: a third of the bits above 1.0, as an integer. */
+    const uint64_t one = 0x3ff0000000000000ull;
+    double y = duo_m_u2d_(one + (duo_m_d2u_(m) - one) / 3);
+    for (int it = 0; it < 3; ++it) {
+        double y3 = duo_m_mul_(duo_m_mul_(y, y), y);
+        y = duo_m_mul_(y, (y3 + 2.0 * m) / (2.0 * y3 + m));
+    }
+    double ae, be;
+    double a = duo_m_two_prod_(y, y, &ae);
+    double c = duo_m_two_prod_(a, y, &be);
+    /* m - y^3 exactly enough: m - c is exact (c ~ m). */
+    double res = (m - c) - duo_m_fma_(ae, y, be);
+    double dy = res / (3.0 * a);
+    double s = duo_m_pow2_(k);
+    float r = duo_m_dd_to_float_(duo_m_mul_(y, s), duo_m_mul_(dy, s));
+    return x < 0.0f ? -r : r;
+}
+
+DUO_DEVICE float duo_hypotf(float x, float y)
+{
+    float ax = fabsf(x), ay = fabsf(y);
+    const float inf = duo_m_u2f_(0x7f800000u);
+    if (ax == inf || ay == inf)
+        return inf; /* even when the other is NaN (C Annex F) */
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    if (duo_m_isnan_(y))
+        return duo_m_qnan_(y);
+    double X = (double)ax, Y = (double)ay, e;
+    double s = duo_m_two_sum_(duo_m_mul_(X, X), duo_m_mul_(Y, Y), &e);
+    if (s == 0.0)
+        return 0.0f;
+    double r = sqrt(s);
+    double rl = (duo_m_fma_(-r, r, s) + e) / (2.0 * r);
+    return duo_m_dd_to_float_(r, rl);
+}
+
+#endif /* DUO_MATH_MISC_H */

@@ -1,0 +1,304 @@
+/*
+ * validate.c - validation mode's settings, counts, report and the
+ * element comparison shared by every check (validate.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "validate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+
+enum { MAX_REASONS = 16 };
+
+static struct {
+    int on, abort_on_diff, gpu;
+    uint64_t ulps;
+    char report_path[4096];
+    FILE *report;
+    uint64_t checked, skipped, diverged, bytes;
+    double seconds, started;
+    struct { const char *reason; uint64_t count; } reasons[MAX_REASONS];
+    int nreasons;
+} mode;
+
+double duo_vd_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+duo_status duo_validate_init(int gpu)
+{
+    memset(&mode, 0, sizeof mode);
+    const char *v = getenv("DUO_VALIDATE");
+    if (v == NULL || v[0] == '\0' || strcmp(v, "0") == 0)
+        return DUO_SUCCESS;
+    if (strcmp(v, "1") != 0 && strcmp(v, "abort") != 0)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_init",
+                        "DUO_VALIDATE=%s: expected 1 (check every operation "
+                        "and report), abort (stop at the first "
+                        "divergence), or 0 or unset (off)", v);
+    const char *u = getenv("DUO_VALIDATE_ULPS");
+    uint64_t ulps = 0;
+    if (u != NULL && u[0] != '\0') {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long x = strtoull(u, &end, 10);
+        if (u[0] < '0' || u[0] > '9' || *end != '\0' || errno != 0)
+            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_init",
+                            "DUO_VALIDATE_ULPS=%s: expected a whole number "
+                            ">= 0 (units in the last place a float may "
+                            "differ by; 0, the default, demands equal bits)",
+                            u);
+        ulps = x;
+    }
+    const char *r = getenv("DUO_VALIDATE_REPORT");
+    FILE *report = NULL;
+    if (r != NULL && r[0] != '\0') {
+        report = fopen(r, "w");
+        if (report == NULL)
+            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_init",
+                            "DUO_VALIDATE_REPORT=%s: cannot create the "
+                            "file: %s", r, strerror(errno));
+        snprintf(mode.report_path, sizeof mode.report_path, "%s", r);
+    }
+    mode.on = 1;
+    mode.abort_on_diff = strcmp(v, "abort") == 0;
+    mode.gpu = gpu;
+    mode.ulps = ulps;
+    mode.report = report;
+    mode.started = duo_vd_now();
+    return DUO_SUCCESS;
+}
+
+int duo_validating(void)
+{
+    return mode.on && !duo_capture_active();
+}
+
+int duo_vd_gpu(void) { return mode.gpu; }
+uint64_t duo_vd_ulps(void) { return mode.ulps; }
+
+void duo_vd_count_checked(uint64_t bytes)
+{
+    ++mode.checked;
+    mode.bytes += bytes;
+}
+
+void duo_vd_count_skipped(const char *reason)
+{
+    ++mode.skipped;
+    for (int i = 0; i < mode.nreasons; ++i)
+        if (strcmp(mode.reasons[i].reason, reason) == 0) {
+            ++mode.reasons[i].count;
+            return;
+        }
+    if (mode.nreasons < MAX_REASONS) {
+        mode.reasons[mode.nreasons].reason = reason;
+        mode.reasons[mode.nreasons].count = 1;
+        ++mode.nreasons;
+    }
+}
+
+void duo_vd_add_seconds(double seconds) { mode.seconds += seconds; }
+
+static void emit(const char *text)
+{
+    fputs(text, stderr);
+    if (mode.report != NULL) {
+        fputs(text, mode.report);
+        fflush(mode.report);
+    }
+}
+
+void duo_vd_report(const char *operation, const char *details)
+{
+    ++mode.diverged;
+    char head[1024];
+    snprintf(head, sizeof head, "duo validate: DIFFERS: %s (%s)\n",
+             operation, mode.gpu ? "GPU against the host path"
+                                 : "every thread against one thread");
+    emit(head);
+    emit(details);
+    if (mode.abort_on_diff) {
+        emit("duo validate: stopping at the first divergence "
+             "(DUO_VALIDATE=abort)\n");
+        if (mode.report != NULL)
+            fclose(mode.report);
+        exit(3);
+    }
+}
+
+void duo_validate_finalize(void)
+{
+    if (!mode.on)
+        return;
+    const double total = duo_vd_now() - mode.started;
+    char line[4096];
+    int at = snprintf(line, sizeof line,
+                      "duo validate: summary (%s): %llu operation(s) "
+                      "checked, %llu differ, %llu skipped",
+                      mode.gpu ? "GPU against the host path"
+                               : "every thread against one thread",
+                      (unsigned long long)mode.checked,
+                      (unsigned long long)mode.diverged,
+                      (unsigned long long)mode.skipped);
+    for (int i = 0; i < mode.nreasons && at < (int)sizeof line; ++i)
+        at += snprintf(line + at, sizeof line - (size_t)at, "%s%llu: %s",
+                       i == 0 ? " (" : "; ",
+                       (unsigned long long)mode.reasons[i].count,
+                       mode.reasons[i].reason);
+    if (mode.nreasons > 0 && at < (int)sizeof line)
+        at += snprintf(line + at, sizeof line - (size_t)at, ")");
+    if (at < (int)sizeof line)
+        snprintf(line + at, sizeof line - (size_t)at,
+                 "; %.1f MB compared; %.3f s of the %.3f s since duo_init "
+                 "in checked operations (both runs, copies, comparisons)\n",
+                 (double)mode.bytes / 1e6, mode.seconds, total);
+    emit(line);
+    if (mode.report != NULL)
+        fclose(mode.report);
+    memset(&mode, 0, sizeof mode);
+}
+
+/* ------------------------------------------------------------------ */
+/* Elements                                                            */
+
+size_t duo_vd_elem_size(int kind)
+{
+    switch (kind) {
+    case DUO_VD_F32: case DUO_VD_I32: case DUO_VD_U32: return 4;
+    case DUO_VD_F64: case DUO_VD_I64: case DUO_VD_U64: return 8;
+    default: return 1;
+    }
+}
+
+const char *duo_vd_kind_name(int kind)
+{
+    switch (kind) {
+    case DUO_VD_F32: return "f32";
+    case DUO_VD_F64: return "f64";
+    case DUO_VD_I32: return "i32";
+    case DUO_VD_I64: return "i64";
+    case DUO_VD_U32: return "u32";
+    case DUO_VD_U64: return "u64";
+    default: return "bytes";
+    }
+}
+
+/* Integers that order like the floats (+0 and -0 one apart: bits). */
+static uint64_t ordered32(uint32_t u)
+{
+    return (u & 0x80000000u) ? 0x80000000ull - (u & 0x7fffffffu)
+                             : 0x80000000ull + u;
+}
+
+static uint64_t ordered64(uint64_t u)
+{
+    const uint64_t sign = 0x8000000000000000ull;
+    return (u & sign) ? sign - (u & ~sign) : sign + u;
+}
+
+/* Distance of two differing floats in ulps; UINT64_MAX where a NaN meets
+ * a number.  Two NaNs are 0 apart (any payload). */
+static uint64_t float_distance(int kind, const void *a, const void *b,
+                               size_t i)
+{
+    if (kind == DUO_VD_F32) {
+        float x = ((const float *)a)[i], y = ((const float *)b)[i];
+        if (isnan(x) || isnan(y))
+            return isnan(x) && isnan(y) ? 0 : UINT64_MAX;
+        uint32_t ux, uy;
+        memcpy(&ux, &x, 4);
+        memcpy(&uy, &y, 4);
+        uint64_t ox = ordered32(ux), oy = ordered32(uy);
+        return ox > oy ? ox - oy : oy - ox;
+    }
+    double x = ((const double *)a)[i], y = ((const double *)b)[i];
+    if (isnan(x) || isnan(y))
+        return isnan(x) && isnan(y) ? 0 : UINT64_MAX;
+    uint64_t ux, uy;
+    memcpy(&ux, &x, 8);
+    memcpy(&uy, &y, 8);
+    uint64_t ox = ordered64(ux), oy = ordered64(uy);
+    return ox > oy ? ox - oy : oy - ox;
+}
+
+void duo_vd_compare(int kind, const void *a, const void *b, size_t n,
+                    duo_vd_diff *d)
+{
+    memset(d, 0, sizeof *d);
+    const size_t size = duo_vd_elem_size(kind);
+    const int is_float = kind == DUO_VD_F32 || kind == DUO_VD_F64;
+    const unsigned char *pa = (const unsigned char *)a;
+    const unsigned char *pb = (const unsigned char *)b;
+    /* Equal bits everywhere is the common case: one memcmp per block. */
+    const size_t block = 4096 / size;
+    for (size_t start = 0; start < n; start += block) {
+        const size_t end = start + block < n ? start + block : n;
+        if (memcmp(pa + start * size, pb + start * size,
+                   (end - start) * size) == 0)
+            continue;
+        for (size_t i = start; i < end; ++i) {
+            if (memcmp(pa + i * size, pb + i * size, size) == 0)
+                continue;
+            uint64_t dist = 0;
+            if (is_float) {
+                dist = float_distance(kind, a, b, i);
+                if (dist > d->max_ulps && dist != UINT64_MAX)
+                    d->max_ulps = dist;
+                if (mode.ulps > 0 && dist <= mode.ulps)
+                    continue;
+            }
+            if (d->count++ == 0) {
+                d->first = i;
+                d->first_ulps = dist;
+            }
+        }
+    }
+}
+
+void duo_vd_format(int kind, const void *p, size_t i, char *buf,
+                   size_t size)
+{
+    switch (kind) {
+    case DUO_VD_F32: {
+        float v = ((const float *)p)[i];
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        snprintf(buf, size, "%.9g (0x%08x)", (double)v, (unsigned)u);
+        return;
+    }
+    case DUO_VD_F64: {
+        double v = ((const double *)p)[i];
+        uint64_t u;
+        memcpy(&u, &v, 8);
+        snprintf(buf, size, "%.17g (0x%016llx)", v, (unsigned long long)u);
+        return;
+    }
+    case DUO_VD_I32:
+        snprintf(buf, size, "%d", (int)((const int32_t *)p)[i]);
+        return;
+    case DUO_VD_I64:
+        snprintf(buf, size, "%lld", (long long)((const int64_t *)p)[i]);
+        return;
+    case DUO_VD_U32:
+        snprintf(buf, size, "%u", (unsigned)((const uint32_t *)p)[i]);
+        return;
+    case DUO_VD_U64:
+        snprintf(buf, size, "%llu",
+                 (unsigned long long)((const uint64_t *)p)[i]);
+        return;
+    default:
+        snprintf(buf, size, "0x%02x", (unsigned)((const unsigned char *)p)[i]);
+        return;
+    }
+}

@@ -1,0 +1,368 @@
+/*
+ * validate_launch.c - the check of one kernel launch under DUO_VALIDATE
+ * (include/duo/kernel_validate.h says the sequence).
+ *
+ * The memory a kernel can reach is what its pointer arguments point
+ * into: each such pointer is looked up in the allocation registry, and
+ * the whole allocation it falls in is copied before the launch.  So a
+ * check costs the copies of the allocations the launch names, and every
+ * check starts from the memory as it was before that launch: a
+ * difference is the launch's own, not one it inherited.
+ *
+ * What cannot be checked is skipped, with its reason in the summary: a
+ * pointer duo did not allocate (the kernel could write memory that
+ * cannot be put back for the second run), and, on the GPU, an argument
+ * that may hold device pointers (a struct, or a pointer to one), which
+ * the host run could not follow.  On the host such arguments are fine:
+ * every live allocation is copied instead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "backend.h"
+#include "registry.h"
+#include "validate.h"
+
+typedef struct vd_array {
+    duo_alloc_view alloc;
+    int arg;                 /* the argument that names it; -1 none    */
+    int kind;                /* DUO_VD_* of that argument                */
+    const void *arg_ptr;     /* that argument's pointer                  */
+    int written;             /* a non-const pointer reaches it           */
+    unsigned char *before;   /* its bytes before the launch; on the GPU
+                                the host run then writes into them        */
+    unsigned char *other;    /* host: every thread's results             */
+} vd_array;
+
+static struct {
+    int active;
+    const char *kernel, *file, *arg_names;
+    int line, dims;
+    size_t extent[3];
+    uint64_t number;         /* launches checked or skipped so far      */
+    vd_array *arrays;
+    int narrays, capacity;
+    int threads;             /* host: the thread count to restore       */
+    double t0;
+} op;
+
+static void release(void)
+{
+    for (int i = 0; i < op.narrays; ++i) {
+        free(op.arrays[i].before);
+        free(op.arrays[i].other);
+    }
+    free(op.arrays);
+    op.arrays = NULL;
+    op.narrays = op.capacity = 0;
+    op.active = 0;
+}
+
+static vd_array *array_of(const duo_alloc_view *v)
+{
+    for (int i = 0; i < op.narrays; ++i)
+        if (op.arrays[i].alloc.base == v->base)
+            return &op.arrays[i];
+    if (op.narrays == op.capacity) {
+        int cap = op.capacity ? 2 * op.capacity : 8;
+        vd_array *p = (vd_array *)realloc(op.arrays, (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        op.arrays = p;
+        op.capacity = cap;
+    }
+    vd_array *a = &op.arrays[op.narrays++];
+    memset(a, 0, sizeof *a);
+    a->alloc = *v;
+    a->arg = -1;
+    a->kind = DUO_VD_BYTES;
+    return a;
+}
+
+static void add_every_allocation(const duo_alloc_view *v, void *ctx)
+{
+    int *failed = (int *)ctx;
+    vd_array *a = array_of(v);
+    if (a == NULL)
+        *failed = 1;
+    else
+        a->written = 1;
+}
+
+/* Copy an allocation's bytes from where the work runs into host memory
+ * (the GPU: a device-to-host copy; the host: memcpy). */
+static int fetch(unsigned char *dst, const vd_array *a)
+{
+    if (!duo_vd_gpu()) {
+        memcpy(dst, a->alloc.base, a->alloc.bytes);
+        return 1;
+    }
+    return duo_be_memcpy(dst, a->alloc.base, a->alloc.bytes,
+                         DUO_DEVICE_TO_HOST) == DUO_SUCCESS;
+}
+
+static int skip(const char *reason)
+{
+    duo_vd_count_skipped(reason);
+    duo_vd_add_seconds(duo_vd_now() - op.t0);
+    release();
+    return 0;
+}
+
+int duo_vd_begin(const char *kernel, const char *file, int line,
+                 const char *arg_names, int dims, size_t ni, size_t nj,
+                 size_t nk, const duo_vd_arg *args, int nargs, int gpu)
+{
+    release();
+    op.t0 = duo_vd_now();
+    op.kernel = kernel;
+    op.file = file;
+    op.line = line;
+    op.arg_names = arg_names;
+    op.dims = dims;
+    op.extent[0] = ni;
+    op.extent[1] = nj;
+    op.extent[2] = nk;
+    ++op.number;
+
+    int opaque = 0;
+    for (int k = 0; k < nargs; ++k) {
+        if (args[k].kind == DUO_VD_OPAQUE) {
+            if (gpu)
+                return skip("an argument may hold device pointers (a "
+                            "struct, or a pointer to one)");
+            opaque = 1;
+            continue;
+        }
+        if (args[k].kind == DUO_VD_SCALAR || args[k].ptr == NULL)
+            continue;
+        duo_alloc_view v;
+        if (!duo_registry_find(args[k].ptr, &v))
+            return skip("a pointer argument is not memory from duo_malloc");
+        if (gpu && v.kind != DUO_ALLOC_DEVICE)
+            return skip("a pointer argument is pinned host memory "
+                        "(duo_malloc_host)");
+        vd_array *a = array_of(&v);
+        if (a == NULL)
+            return skip("no host memory for the check");
+        /* Named after the first argument that may write it. */
+        if (a->arg < 0 || (!a->written && !args[k].is_const)) {
+            a->arg = k;
+            a->kind = args[k].kind;
+            a->arg_ptr = args[k].ptr;
+        }
+        a->written |= !args[k].is_const;
+    }
+    if (opaque) {
+        int failed = 0;
+        duo_registry_each(add_every_allocation, &failed);
+        if (failed)
+            return skip("no host memory for the check");
+    }
+    if (gpu && duo_be_synchronize() != DUO_SUCCESS)
+        return skip("the work before it failed");
+    for (int i = 0; i < op.narrays; ++i) {
+        vd_array *a = &op.arrays[i];
+        a->before = (unsigned char *)malloc(a->alloc.bytes);
+        if (!gpu && a->written)
+            a->other = (unsigned char *)malloc(a->alloc.bytes);
+        if (a->before == NULL || (!gpu && a->written && a->other == NULL))
+            return skip("no host memory for the check");
+        if (!fetch(a->before, a))
+            return skip("copying its inputs failed");
+    }
+    op.active = 1;
+    return 1;
+}
+
+void *duo_vd_shadow(const void *p)
+{
+    if (p == NULL)
+        return NULL;
+    for (int i = 0; i < op.narrays; ++i) {
+        const vd_array *a = &op.arrays[i];
+        const char *base = (const char *)a->alloc.base;
+        if ((const char *)p >= base && (const char *)p < base + a->alloc.bytes)
+            return a->before + ((const char *)p - base);
+    }
+    return (void *)p; /* not reached: begin found every pointer */
+}
+
+void duo_vd_rerun(void)
+{
+    for (int i = 0; i < op.narrays; ++i) {
+        vd_array *a = &op.arrays[i];
+        if (!a->written)
+            continue;
+        memcpy(a->other, a->alloc.base, a->alloc.bytes);
+        memcpy((void *)a->alloc.base, a->before, a->alloc.bytes);
+    }
+#ifdef _OPENMP
+    op.threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+}
+
+/* "[3, 17] (element 1553 of u)" style position of element e of the
+ * array (counted from the argument's pointer when it points inside). */
+static void position(const vd_array *a, size_t first, char *buf,
+                     size_t size)
+{
+    const size_t esize = duo_vd_elem_size(a->kind);
+    const size_t from = a->arg_ptr != NULL
+        ? (size_t)((const char *)a->arg_ptr - (const char *)a->alloc.base)
+        : 0;
+    const size_t byte = first * esize;
+    if (byte < from) {
+        snprintf(buf, size, "element %zu of the allocation (before the "
+                 "argument's pointer)", first);
+        return;
+    }
+    const size_t e = (byte - from) / esize;
+    const size_t count = (a->alloc.bytes - from) / esize;
+    if (op.dims == 2 && op.extent[0] * op.extent[1] == count)
+        snprintf(buf, size, "[%zu, %zu] (element %zu)", e / op.extent[1],
+                 e % op.extent[1], e);
+    else if (op.dims == 3 &&
+             op.extent[0] * op.extent[1] * op.extent[2] == count)
+        snprintf(buf, size, "[%zu, %zu, %zu] (element %zu)",
+                 e / (op.extent[1] * op.extent[2]),
+                 (e / op.extent[2]) % op.extent[1], e % op.extent[2], e);
+    else
+        snprintf(buf, size, "[%zu]", e);
+}
+
+/* The name of argument k in "n, a, x, y" (nested parentheses kept). */
+static void argument_name(int k, char *buf, size_t size)
+{
+    const char *p = op.arg_names;
+    int depth = 0, at = 0;
+    while (*p != '\0' && at < k) {
+        if (*p == '(' || *p == '[' || *p == '{')
+            ++depth;
+        else if (*p == ')' || *p == ']' || *p == '}')
+            --depth;
+        else if (*p == ',' && depth == 0)
+            ++at;
+        ++p;
+    }
+    while (*p == ' ')
+        ++p;
+    size_t n = 0;
+    depth = 0;
+    while (p[n] != '\0' && !(p[n] == ',' && depth == 0)) {
+        if (p[n] == '(' || p[n] == '[' || p[n] == '{')
+            ++depth;
+        else if (p[n] == ')' || p[n] == ']' || p[n] == '}')
+            --depth;
+        ++n;
+    }
+    while (n > 0 && p[n - 1] == ' ')
+        --n;
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+}
+
+static void report(const vd_array *a, const unsigned char *checked,
+                   const unsigned char *reference, const duo_vd_diff *d)
+{
+    const char *slash = strrchr(op.file, '/');
+    char what[512], where[160], va[96], vb[96], name[128], made[300];
+    snprintf(what, sizeof what, "launch #%llu, kernel %s at %s:%d",
+             (unsigned long long)op.number, op.kernel,
+             slash ? slash + 1 : op.file, op.line);
+    if (a->arg >= 0)
+        argument_name(a->arg, name, sizeof name);
+    const char *aslash = a->alloc.file ? strrchr(a->alloc.file, '/') : NULL;
+    if (a->alloc.file != NULL)
+        snprintf(made, sizeof made, ", allocated at %s:%d",
+                 aslash ? aslash + 1 : a->alloc.file, a->alloc.line);
+    else
+        made[0] = '\0';
+    position(a, (size_t)d->first, where, sizeof where);
+    duo_vd_format(a->kind, checked, (size_t)d->first, va, sizeof va);
+    duo_vd_format(a->kind, reference, (size_t)d->first, vb, sizeof vb);
+    const size_t n = a->alloc.bytes / duo_vd_elem_size(a->kind);
+    char details[1400];
+    char which[200];
+    if (a->arg >= 0)
+        snprintf(which, sizeof which, "argument %d `%s`", a->arg + 1, name);
+    else
+        snprintf(which, sizeof which, "an allocation no pointer argument "
+                 "names (reached through a struct argument)");
+    int at = snprintf(details, sizeof details,
+                      "  array: %s (%s, %zu bytes%s)\n"
+                      "  first difference at %s: %s %s, %s %s",
+                      which, duo_vd_kind_name(a->kind),
+                      a->alloc.bytes, made, where,
+                      duo_vd_gpu() ? "GPU" : "all threads", va,
+                      duo_vd_gpu() ? "host" : "one thread", vb);
+    if ((a->kind == DUO_VD_F32 || a->kind == DUO_VD_F64) &&
+        d->first_ulps == UINT64_MAX)
+        at += snprintf(details + at, sizeof details - (size_t)at,
+                       ", a NaN against a number");
+    else if (a->kind == DUO_VD_F32 || a->kind == DUO_VD_F64)
+        at += snprintf(details + at, sizeof details - (size_t)at,
+                       ", %llu ulp(s) apart (largest %llu)",
+                       (unsigned long long)d->first_ulps,
+                       (unsigned long long)d->max_ulps);
+    snprintf(details + at, sizeof details - (size_t)at,
+             "\n  %llu of %zu element(s) differ\n",
+             (unsigned long long)d->count, n);
+    duo_vd_report(what, details);
+}
+
+void duo_vd_end(void)
+{
+    if (!op.active)
+        return;
+#ifdef _OPENMP
+    if (!duo_vd_gpu())
+        omp_set_num_threads(op.threads);
+#endif
+    int failed = duo_vd_gpu() && duo_be_synchronize() != DUO_SUCCESS;
+    uint64_t bytes = 0;
+    unsigned char *result = NULL;
+    for (int i = 0; i < op.narrays && !failed; ++i) {
+        vd_array *a = &op.arrays[i];
+        if (!a->written)
+            continue;
+        const unsigned char *checked, *reference;
+        if (duo_vd_gpu()) {
+            result = (unsigned char *)realloc(result, a->alloc.bytes);
+            if (result == NULL || !fetch(result, a)) {
+                failed = 1;
+                break;
+            }
+            checked = result;
+            reference = a->before;
+        } else {
+            checked = a->other;
+            reference = (const unsigned char *)a->alloc.base;
+        }
+        const size_t esize = duo_vd_elem_size(a->kind);
+        duo_vd_diff d;
+        duo_vd_compare(a->kind, checked, reference, a->alloc.bytes / esize,
+                       &d);
+        bytes += a->alloc.bytes;
+        if (d.count > 0)
+            report(a, checked, reference, &d);
+        if (!duo_vd_gpu()) /* leave what every thread computed */
+            memcpy((void *)a->alloc.base, a->other, a->alloc.bytes);
+    }
+    free(result);
+    /* The whole check: both runs, the copies and the comparison. */
+    duo_vd_add_seconds(duo_vd_now() - op.t0);
+    if (failed)
+        duo_vd_count_skipped("the launch or the copy of its results failed");
+    else
+        duo_vd_count_checked(bytes);
+    release();
+}

@@ -1,0 +1,88 @@
+/*
+ * math_funcs.h - the functions of <duo/math.h> by number, for the tests
+ * and tools that run each of them over many arguments (test_math.c,
+ * test_math_mpfr.c, exhaustive.c, gpu_sweep.c).
+ *
+ * duo_math_eval(f, x, y) is callable in kernels; y is read only by the
+ * two-argument functions.  sincosf appears twice: its sine and its
+ * cosine.  duo_math_eval_d(f, x, y) likewise for the double functions.
+ */
+#ifndef DUO_TESTS_MATH_FUNCS_H
+#define DUO_TESTS_MATH_FUNCS_H
+
+#include <duo/math.h>
+
+enum {
+    MF_EXPF, MF_EXP2F, MF_EXPM1F, MF_LOGF, MF_LOG2F, MF_LOG10F, MF_LOG1PF,
+    MF_SINF, MF_COSF, MF_TANF, MF_SINCOSF_SIN, MF_SINCOSF_COS, MF_ATANF,
+    MF_ASINF, MF_ACOSF, MF_SINHF, MF_COSHF, MF_TANHF, MF_CBRTF,
+    MF_ATAN2F, MF_HYPOTF,
+    MF_COUNT
+};
+
+/* Functions before MF_ATAN2F take one argument. */
+#define MF_FIRST_BINARY MF_ATAN2F
+
+static const char *const mf_names[MF_COUNT] = {
+    "expf", "exp2f", "expm1f", "logf", "log2f", "log10f", "log1pf",
+    "sinf", "cosf", "tanf", "sincosf.sin", "sincosf.cos", "atanf",
+    "asinf", "acosf", "sinhf", "coshf", "tanhf", "cbrtf",
+    "atan2f", "hypotf"};
+
+DUO_DEVICE float duo_math_eval(int f, float x, float y)
+{
+    float s, c;
+    switch (f) {
+    case MF_EXPF: return duo_expf(x);
+    case MF_EXP2F: return duo_exp2f(x);
+    case MF_EXPM1F: return duo_expm1f(x);
+    case MF_LOGF: return duo_logf(x);
+    case MF_LOG2F: return duo_log2f(x);
+    case MF_LOG10F: return duo_log10f(x);
+    case MF_LOG1PF: return duo_log1pf(x);
+    case MF_SINF: return duo_sinf(x);
+    case MF_COSF: return duo_cosf(x);
+    case MF_TANF: return duo_tanf(x);
+    case MF_SINCOSF_SIN: duo_sincosf(x, &s, &c); return s;
+    case MF_SINCOSF_COS: duo_sincosf(x, &s, &c); return c;
+    case MF_ATANF: return duo_atanf(x);
+    case MF_ASINF: return duo_asinf(x);
+    case MF_ACOSF: return duo_acosf(x);
+    case MF_SINHF: return duo_sinhf(x);
+    case MF_COSHF: return duo_coshf(x);
+    case MF_TANHF: return duo_tanhf(x);
+    case MF_CBRTF: return duo_cbrtf(x);
+    case MF_ATAN2F: return duo_atan2f(x, y);
+    case MF_HYPOTF: return duo_hypotf(x, y);
+    default: return 0.0f;
+    }
+}
+
+/* The double functions, by number (at most 1 ulp, the same bits
+ * everywhere). */
+enum {
+    MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_ATAN, MD_ASIN, MD_ACOS,
+    MD_ATAN2,
+    MD_COUNT
+};
+
+static const char *const md_names[MD_COUNT] = {
+    "exp", "log", "sin", "cos", "tan", "atan", "asin", "acos", "atan2"};
+
+DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
+{
+    switch (f) {
+    case MD_EXP: return duo_exp(x);
+    case MD_LOG: return duo_log(x);
+    case MD_SIN: return duo_sin(x);
+    case MD_COS: return duo_cos(x);
+    case MD_TAN: return duo_tan(x);
+    case MD_ATAN: return duo_atan(x);
+    case MD_ASIN: return duo_asin(x);
+    case MD_ACOS: return duo_acos(x);
+    case MD_ATAN2: return duo_atan2(x, y);
+    default: return 0.0;
+    }
+}
+
+#endif /* DUO_TESTS_MATH_FUNCS_H */

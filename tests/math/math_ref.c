@@ -1,0 +1,116 @@
+/*
+ * math_ref.c - correctly rounded float references (math_ref.h).
+ */
+#include "math_ref.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "math_funcs.h"
+
+typedef int (*mpfr_fn1)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
+
+static double libm_eval(int f, double x, double y)
+{
+    switch (f) {
+    case MF_EXPF: return exp(x);
+    case MF_EXP2F: return exp2(x);
+    case MF_EXPM1F: return expm1(x);
+    case MF_LOGF: return log(x);
+    case MF_LOG2F: return log2(x);
+    case MF_LOG10F: return log10(x);
+    case MF_LOG1PF: return log1p(x);
+    case MF_SINF: case MF_SINCOSF_SIN: return sin(x);
+    case MF_COSF: case MF_SINCOSF_COS: return cos(x);
+    case MF_TANF: return tan(x);
+    case MF_ATANF: return atan(x);
+    case MF_ASINF: return asin(x);
+    case MF_ACOSF: return acos(x);
+    case MF_SINHF: return sinh(x);
+    case MF_COSHF: return cosh(x);
+    case MF_TANHF: return tanh(x);
+    case MF_CBRTF: return cbrt(x);
+    case MF_ATAN2F: return atan2(x, y);
+    case MF_HYPOTF: return hypot(x, y);
+    }
+    return NAN;
+}
+
+static mpfr_fn1 mpfr_of(int f)
+{
+    switch (f) {
+    case MF_EXPF: return mpfr_exp;
+    case MF_EXP2F: return mpfr_exp2;
+    case MF_EXPM1F: return mpfr_expm1;
+    case MF_LOGF: return mpfr_log;
+    case MF_LOG2F: return mpfr_log2;
+    case MF_LOG10F: return mpfr_log10;
+    case MF_LOG1PF: return mpfr_log1p;
+    case MF_SINF: case MF_SINCOSF_SIN: return mpfr_sin;
+    case MF_COSF: case MF_SINCOSF_COS: return mpfr_cos;
+    case MF_TANF: return mpfr_tan;
+    case MF_ATANF: return mpfr_atan;
+    case MF_ASINF: return mpfr_asin;
+    case MF_ACOSF: return mpfr_acos;
+    case MF_SINHF: return mpfr_sinh;
+    case MF_COSHF: return mpfr_cosh;
+    case MF_TANHF: return mpfr_tanh;
+    case MF_CBRTF: return mpfr_cbrt;
+    }
+    return NULL;
+}
+
+void mref_init(mref_ctx *c)
+{
+    /* Float's range in MPFR's convention (significand in [1/2, 1)):
+     * subnormals down to 2^-149 = 2^-148 / 2, overflow from 2^128. */
+    mpfr_set_emin(-148);
+    mpfr_set_emax(128);
+    mpfr_init2(c->x, 24);
+    mpfr_init2(c->y, 24);
+    mpfr_init2(c->r, 24);
+    c->mpfr_calls = 0;
+}
+
+void mref_free(mref_ctx *c)
+{
+    mpfr_clear(c->x);
+    mpfr_clear(c->y);
+    mpfr_clear(c->r);
+}
+
+static float mpfr_eval(mref_ctx *c, int f, float x, float y)
+{
+    int t;
+    ++c->mpfr_calls;
+    mpfr_set_flt(c->x, x, MPFR_RNDN);
+    mpfr_set_flt(c->y, y, MPFR_RNDN);
+    if (f == MF_ATAN2F)
+        t = mpfr_atan2(c->r, c->x, c->y, MPFR_RNDN);
+    else if (f == MF_HYPOTF)
+        t = mpfr_hypot(c->r, c->x, c->y, MPFR_RNDN);
+    else
+        t = mpfr_of(f)(c->r, c->x, MPFR_RNDN);
+    t = mpfr_subnormalize(c->r, t, MPFR_RNDN);
+    return mpfr_get_flt(c->r, MPFR_RNDN);
+}
+
+float mref_eval(mref_ctx *c, int f, float x, float y, int force_mpfr)
+{
+    if (force_mpfr)
+        return mpfr_eval(c, f, x, y);
+    double d = libm_eval(f, x, y);
+    if (isnan(d) || isinf(d) || d == 0.0)
+        return (float)d; /* special or exact cases */
+    double a = fabs(d);
+    if (a < 0x1p-125 || a > 0x1.fffffp127)
+        return mpfr_eval(c, f, x, y);
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    /* Distance, in double ulps, to the float midpoint pattern. */
+    int64_t low = (int64_t)(b & 0x1fffffffu) - 0x10000000;
+    if (low > -(1 << 20) && low < (1 << 20))
+        return mpfr_eval(c, f, x, y);
+    return (float)d;
+}

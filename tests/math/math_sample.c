@@ -1,0 +1,102 @@
+/*
+ * math_sample.c - arguments for the tests of <duo/math.h>.
+ */
+#include "math_sample.h"
+
+#include "test_util.h"
+
+static const uint32_t special[] = {
+    0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, /* +-0, +-inf */
+    0x7fc00000u, 0xffc00000u, 0x7f800001u, 0x7fa12345u, /* NaNs */
+    0xffd00001u,
+    0x00000001u, 0x80000001u, 0x007fffffu, 0x807fffffu, /* subnormals */
+    0x00800000u, 0x80800000u, 0x7f7fffffu, 0xff7fffffu, /* normal range */
+    0x3f800000u, 0xbf800000u, 0x3f7fffffu, 0x3f800001u, /* 1, around 1 */
+    0xbf7fffffu, 0xbf800001u, 0x3f000000u, 0xbf000000u,
+    0x40000000u, 0xc0000000u, 0x40400000u, 0x41d80000u, /* 2, -2, 3, 27 */
+    0x41000000u, 0x41200000u, 0x42c80000u, 0x501502f9u, /* 8, 10, 100, 1e10 */
+    0x3dcccccdu, 0x34000000u, 0x33000000u, 0x32800000u, /* 0.1, 2^-23.. */
+    0x42b17217u, 0x42b17218u, 0x42b17219u, 0x42b20000u, /* exp overflow */
+    0xc2aeac50u, 0xc2cff1b4u, 0xc2cff1b5u, 0xc2d00000u, /* exp underflow */
+    0x43000000u, 0x42ffffffu, 0xc3150000u, 0xc3160000u, /* exp2 edges */
+    0xc3170000u, 0xc1900000u, 0xc18aa123u, 0x41200000u, /* -18, 10 */
+    0x3d800000u, 0xbd800000u, 0x3e000000u, 0x3c800000u, /* 1/16, 1/8, 1/64 */
+    0xbc800000u, 0x46ffffffu, 0x47000000u, 0x47800000u, /* 2^15 edge */
+    0x7e967699u, 0x5d000000u, 0x4b000000u, 0x4b800000u, /* big for sin */
+    0x3fc90fdbu, 0x40490fdbu, 0x4016cbe4u, 0x3c490fdbu, /* pi/2, pi */
+    0x3f490fdbu, 0x40c90fdbu, 0x49742400u, 0x4e6e6b28u, /* 2pi, 1e6, 1e9 */
+    0x42b2d4fcu, 0x42b2d4fdu, 0xc2b2d4fcu, 0x41102cb4u, /* sinh edges */
+};
+
+size_t mf_special_count(void)
+{
+    return sizeof special / sizeof special[0];
+}
+
+uint32_t mf_special_bits(size_t i)
+{
+    return special[i];
+}
+
+void mf_sample(float *x, float *y, size_t n, uint64_t seed)
+{
+    const size_t ns = mf_special_count();
+    test_rng rng;
+    test_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; ++i) {
+        if (i < ns * ns) {
+            x[i] = test_f32_from_bits(special[i / ns]);
+            y[i] = test_f32_from_bits(special[i % ns]);
+            continue;
+        }
+        for (int k = 0; k < 2; ++k) {
+            float *v = k ? &y[i] : &x[i];
+            switch (test_rng_u32(&rng) % 3) {
+            case 0:
+                *v = test_f32_from_bits(test_rng_u32(&rng));
+                break;
+            case 1:
+                *v = 8.0f * test_rng_uniform_f(&rng);
+                break;
+            default:
+                *v = test_rng_wide_f(&rng, -40, 40);
+                break;
+            }
+        }
+    }
+}
+
+static const uint64_t special_d[] = {
+    0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull,
+    0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000001ull,
+    0x7ff0000000000001ull, 0x0000000000000001ull, 0x000fffffffffffffull,
+    0x0010000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
+    0x3ff0000000000000ull, 0xbff0000000000000ull, 0x3fefffffffffffffull,
+    0x3ff0000000000001ull, 0x40862e42fefa39efull, 0x40862e42fefa39f0ull,
+    0xc0874385446d71c3ull, 0xc0874910d52d3051ull, 0xc0874910d52d3052ull,
+    0xc086232bdd7abcd2ull, 0x4024000000000000ull, 0x3fe0000000000000ull,
+};
+
+void mf_sample_d(double *x, size_t n, uint64_t seed)
+{
+    const size_t ns = sizeof special_d / sizeof special_d[0];
+    test_rng rng;
+    test_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; ++i) {
+        if (i < ns) {
+            x[i] = test_f64_from_bits(special_d[i]);
+            continue;
+        }
+        switch (test_rng_u32(&rng) % 3) {
+        case 0:
+            x[i] = test_f64_from_bits(test_rng_u64(&rng));
+            break;
+        case 1:
+            x[i] = 800.0 * test_rng_uniform(&rng);
+            break;
+        default:
+            x[i] = test_rng_wide(&rng, -60, 60);
+            break;
+        }
+    }
+}

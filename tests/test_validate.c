@@ -1,0 +1,279 @@
+/*
+ * test_validate.c - DUO_VALIDATE: planted divergences are found and
+ * named (kernel, file:line, array, first index), kernels that agree are
+ * not reported, what cannot be checked is skipped with its reason, the
+ * settings' bad values fail duo_init, and a validated run leaves the
+ * same results as a plain one.
+ *
+ *   test_validate            all of it (runs itself for the abort case)
+ *   test_validate --planted  one planted divergence under the caller's
+ *                            DUO_VALIDATE (the abort case's child)
+ *
+ * Planted: `shifted` computes x + 1 on the GPU and x on the host, so
+ * only a GPU run differs; `by_thread` adds the number of the OpenMP
+ * thread that ran each index, as a kernel that keeps per-thread state
+ * would, so only a run of several threads differs from a run of one, and
+ * it does so on every run (a race, such as a loop-carried dependence,
+ * shows only when the threads happen to overlap, which a busy machine
+ * may not give).
+ * `through_struct` reaches its array through a struct: checked on the
+ * host (every allocation is copied), skipped on the GPU.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <duo.h>
+#include <duo/kernel.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "test_util.h"
+
+enum { N = 100003, NI = 61, NJ = 129 };
+
+DUO_KERNEL(scale, size_t n, float a, const float *x, float *y)
+{
+    DUO_FOR(i, n)
+        y[i] = a * x[i];
+}
+
+DUO_KERNEL(shifted, size_t n, const float *x, float *y)
+{
+    DUO_FOR(i, n)
+    {
+#if defined(__CUDA_ARCH__)
+        y[i] = x[i] + 1.0f;
+#else
+        y[i] = x[i];
+#endif
+    }
+}
+
+/* The host threads' numbers; 0 in the serial build and on the GPU. */
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#include <omp.h>
+#define THREAD_NUMBER() omp_get_thread_num()
+#else
+#define THREAD_NUMBER() 0
+#endif
+
+DUO_KERNEL(by_thread, size_t n, const double *x, double *y)
+{
+    DUO_FOR(i, n)
+        y[i] = x[i] + (double)THREAD_NUMBER();
+}
+
+DUO_KERNEL(stencil, size_t ni, size_t nj, const float *u, float *v)
+{
+    DUO_FOR_2D(i, j, ni, nj)
+    {
+        const size_t k = i * nj + j;
+        v[k] = (i == 0 ? 0.0f : u[k - nj]) + u[k];
+    }
+}
+
+typedef struct pair {
+    float *x;
+    size_t n;
+} pair;
+
+DUO_KERNEL(through_struct, pair p)
+{
+    DUO_FOR(i, p.n)
+        p.x[i] = 2.0f * p.x[i];
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = (char *)malloc((size_t)n + 1);
+    if (buf != NULL) {
+        size_t got = fread(buf, 1, (size_t)n, f);
+        buf[got] = '\0';
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The kernels on random inputs; their results in *out (host copies). */
+typedef struct results {
+    float y[N];
+    double p[N];
+    float v[NI * NJ];
+} results;
+
+static void run_kernels(results *out, int gpu)
+{
+    test_rng rng;
+    test_rng_seed(&rng, 2029);
+    float *hx = (float *)test_xmalloc(N * sizeof(float));
+    double *hd = (double *)test_xmalloc(N * sizeof(double));
+    for (size_t i = 0; i < N; ++i) {
+        hx[i] = test_rng_uniform_f(&rng) - 0.5f;
+        hd[i] = test_rng_uniform(&rng);
+    }
+    float *x = NULL, *y = NULL, *u = NULL, *v = NULL;
+    double *d = NULL, *p = NULL;
+    CHECK_OK(duo_malloc((void **)&x, N * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&y, N * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&d, N * sizeof(double)));
+    CHECK_OK(duo_malloc((void **)&p, N * sizeof(double)));
+    CHECK_OK(duo_malloc((void **)&u, NI * NJ * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&v, NI * NJ * sizeof(float)));
+    CHECK_OK(duo_memcpy(x, hx, N * sizeof(float), DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memcpy(d, hd, N * sizeof(double), DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memcpy(u, hx, NI * NJ * sizeof(float), DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memset(p, 0, N * sizeof(double)));
+
+    CHECK_OK(DUO_LAUNCH(scale, N, (size_t)N, 0.1f, x, y));
+    CHECK_OK(DUO_LAUNCH(shifted, N, (size_t)N, y, y));
+    /* by_thread is a host plant: the GPU has no OpenMP threads. */
+    if (!gpu)
+        CHECK_OK(DUO_LAUNCH(by_thread, N, (size_t)N, d, p));
+    CHECK_OK(DUO_LAUNCH_2D(stencil, NI, NJ, (size_t)NI, (size_t)NJ, u, v));
+    pair s = {v, NI * NJ};
+    CHECK_OK(DUO_LAUNCH(through_struct, NI * NJ, s));
+    CHECK_OK(duo_memcpy(out->y, y, sizeof out->y, DUO_DEVICE_TO_HOST));
+    CHECK_OK(duo_memcpy(out->p, p, sizeof out->p, DUO_DEVICE_TO_HOST));
+    CHECK_OK(duo_memcpy(out->v, v, sizeof out->v, DUO_DEVICE_TO_HOST));
+    duo_free(x);
+    duo_free(y);
+    duo_free(d);
+    duo_free(p);
+    duo_free(u);
+    duo_free(v);
+    free(hx);
+    free(hd);
+}
+
+/* Bad settings: duo_init fails and names the valid values. */
+static void check_bad_settings(void)
+{
+    setenv("DUO_VALIDATE", "yes", 1);
+    CHECK_STATUS(duo_init(), DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_VALIDATE=yes");
+    CHECK_CONTAINS(duo_last_error(), "abort");
+    setenv("DUO_VALIDATE", "1", 1);
+    setenv("DUO_VALIDATE_ULPS", "2x", 1);
+    CHECK_STATUS(duo_init(), DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_VALIDATE_ULPS=2x");
+    unsetenv("DUO_VALIDATE_ULPS");
+    setenv("DUO_VALIDATE_REPORT", "/no-such-dir/report.txt", 1);
+    CHECK_STATUS(duo_init(), DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_VALIDATE_REPORT");
+    unsetenv("DUO_VALIDATE_REPORT");
+    unsetenv("DUO_VALIDATE");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--planted") == 0) {
+        test_init_or_skip();
+        static results r;
+        run_kernels(&r, test_on_gpu());
+        duo_finalize();
+        return 0;
+    }
+    unsetenv("DUO_VALIDATE");
+    check_bad_settings();
+
+    /* The plain run: the reference results. */
+    test_init_or_skip();
+    const int gpu = test_on_gpu();
+    duo_device_info info;
+    CHECK_OK(duo_device_info_get(&info));
+    const int threads = gpu ? 0 : info.cpu_threads;
+    static results plain, checked;
+    run_kernels(&plain, gpu);
+    CHECK_OK(duo_finalize());
+
+    /* The validated run. */
+    char report[] = "/tmp/duo-test-validate.XXXXXX";
+    int fd = mkstemp(report);
+    CHECK(fd >= 0);
+    setenv("DUO_VALIDATE", "1", 1);
+    setenv("DUO_VALIDATE_REPORT", report, 1);
+    CHECK_OK(duo_init());
+    run_kernels(&checked, gpu);
+    CHECK_OK(duo_finalize());
+    unsetenv("DUO_VALIDATE_REPORT");
+    CHECK_MSG(memcmp(plain.y, checked.y, sizeof plain.y) == 0 &&
+                  memcmp(plain.v, checked.v, sizeof plain.v) == 0 &&
+                  memcmp(plain.p, checked.p, sizeof plain.p) == 0,
+              "a validated run left other results than a plain one");
+
+    char *text = slurp(report);
+    CHECK(text != NULL);
+    if (text == NULL)
+        text = (char *)calloc(1, 1);
+    printf("--- report (%s) ---\n%s---\n", gpu ? "GPU" : "host", text);
+    /* scale and stencil agree everywhere. */
+    CHECK_MSG(strstr(text, "kernel scale") == NULL &&
+                  strstr(text, "kernel stencil") == NULL,
+              "a kernel that agrees was reported");
+    if (gpu) {
+        CHECK_CONTAINS(text, "launch #2, kernel shifted at test_validate.c:");
+        CHECK_CONTAINS(text, "array: argument 3 `y` (f32");
+        CHECK_CONTAINS(text, "first difference at [0]: GPU");
+        CHECK_CONTAINS(text, "100003 of 100003 element(s) differ");
+        CHECK_CONTAINS(text, "3 operation(s) checked, 1 differ, 1 skipped "
+                             "(1: an argument may hold device pointers");
+    } else {
+        CHECK_MSG(strstr(text, "kernel shifted") == NULL,
+                  "shifted differs only on the GPU, but was reported on "
+                  "the host");
+        if (threads >= 2) {
+            CHECK_CONTAINS(text, "launch #3, kernel by_thread at "
+                                 "test_validate.c:");
+            CHECK_CONTAINS(text, "array: argument 3 `p` (f64");
+            CHECK_CONTAINS(text, "all threads");
+            CHECK_CONTAINS(text, "5 operation(s) checked, 1 differ");
+        } else {
+            CHECK_CONTAINS(text, "5 operation(s) checked, 0 differ");
+        }
+    }
+    free(text);
+    remove(report);
+
+    /* DUO_VALIDATE=abort: the planted divergence stops the program with
+     * status 3, where there is one to find. */
+    if (gpu || threads >= 2) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "DUO_VALIDATE=abort '%s' --planted "
+                 ">/dev/null 2>&1", argv[0]);
+        int rc = system(cmd);
+        CHECK_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 3,
+                  "DUO_VALIDATE=abort: exit status %d, expected 3",
+                  WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+    }
+
+    /* A pointer that is not duo's, and on the GPU a struct argument, are
+     * skipped with their reasons. */
+    if (!gpu) {
+        char skip_report[] = "/tmp/duo-test-validate-skip.XXXXXX";
+        fd = mkstemp(skip_report);
+        CHECK(fd >= 0);
+        setenv("DUO_VALIDATE_REPORT", skip_report, 1);
+        CHECK_OK(duo_init());
+        float own[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+        CHECK_OK(DUO_LAUNCH(scale, 8, (size_t)8, 2.0f, own, own));
+        CHECK(own[7] == 16.0f);
+        CHECK_OK(duo_finalize());
+        char *s = slurp(skip_report);
+        CHECK_CONTAINS(s, "0 operation(s) checked, 0 differ, 1 skipped (1: "
+                          "a pointer argument is not memory from "
+                          "duo_malloc)");
+        free(s);
+        remove(skip_report);
+        unsetenv("DUO_VALIDATE_REPORT");
+    }
+    unsetenv("DUO_VALIDATE");
+    return test_summary("test_validate");
+}
