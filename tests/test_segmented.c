@@ -626,11 +626,15 @@ static void test_errors(arrays *a, duo_stream stream)
     check_bad_offsets(a, first_past, nseg, n, 1,
                       "offsets[6] = 307 > n = 300", NULL);
 
-    /* A good call right after a bad one writes its results. */
+    /* A good call right after a bad one writes its results.  The good
+     * offsets follow the bad call on its stream: a duo_memcpy would be a
+     * wait of its own, which reports the bad call when it happens to
+     * have finished by then. */
     test_to_device(a->doffsets, down, sizeof down);
     (void)duo_segmented_reduce(DUO_SUM, DUO_F64, a->dx, n, a->doffsets, nseg,
                                a->dresult, stream);
-    test_to_device(a->doffsets, good, sizeof good);
+    CHECK_OK(duo_memcpy_async(a->doffsets, good, sizeof good,
+                              DUO_HOST_TO_DEVICE, stream));
     CHECK_OK(duo_segmented_reduce(DUO_MAX, DUO_F64, a->dx, n, a->doffsets,
                                   nseg, a->dresult, stream));
     CHECK_STATUS(duo_stream_synchronize(stream),
