@@ -50,8 +50,9 @@ typedef enum duo_status {
 /* Short fixed name of a status, e.g. "invalid argument". */
 const char *duo_status_string(duo_status status);
 
-/* Message of the most recent failure in this thread: what failed, where
- * (file:line and function or kernel), and what to do.  "" when none. */
+/* Message of the most recent failure in this thread: the caller's
+ * file:line (duo/call_site.h), what failed, where in duo (file:line and
+ * function or kernel), and what to do.  "" when none. */
 const char *duo_last_error(void);
 
 /* For simple programs: on failure print duo_last_error() to stderr and
@@ -491,5 +492,7 @@ duo_status duo_profile_get(const char *name, duo_profile_region *out);
 /* Sort, scan, compaction, histogram. */
 #include <duo/primitives.h>
 #include <duo/kernel.h>
+/* Calls that note the caller's file:line for error messages. */
+#include <duo/call_site.h>
 
 #endif /* DUO_H */

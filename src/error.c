@@ -11,6 +11,9 @@
 #include "error.h"
 
 static _Thread_local char last_error[1024];
+/* The caller's line of the API call in progress (duo/call_site.h). */
+static _Thread_local const char *site_file;
+static _Thread_local int site_line;
 /* duo is called from one host thread at a time, and a capture is open
  * in one of them: plain statics. */
 static int watching;
@@ -47,14 +50,36 @@ duo_status duo_error_watch_stop(void)
     return first_watched;
 }
 
+void duo_call_site_begin_(const char *file, int line)
+{
+    site_file = file;
+    site_line = line;
+}
+
+duo_status duo_call_site_done_(duo_status status)
+{
+    site_file = NULL;
+    return status;
+}
+
+/* A file's name, not the build machine's path to it. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 duo_status duo_fail_at(duo_status status, const char *file, int line,
                        const char *where, const char *fmt, ...)
 {
-    /* Report the file's name, not the build machine's path to it. */
-    const char *slash = strrchr(file, '/');
-    const char *base = slash ? slash + 1 : file;
-    int used = snprintf(last_error, sizeof last_error, "%s: %s (%s:%d): ",
-                        where, duo_status_string(status), base, line);
+    int used = 0;
+    if (site_file != NULL)
+        used = snprintf(last_error, sizeof last_error, "%s:%d: ",
+                        base_name(site_file), site_line);
+    if (used >= 0 && (size_t)used < sizeof last_error)
+        used += snprintf(last_error + used, sizeof last_error - (size_t)used,
+                         "%s: %s (%s:%d): ", where, duo_status_string(status),
+                         base_name(file), line);
     if (watching && first_watched == DUO_SUCCESS)
         first_watched = status;
     if (used < 0 || (size_t)used >= sizeof last_error)

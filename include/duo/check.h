@@ -52,18 +52,21 @@
 extern "C" {
 #endif
 
+/* The names of the functions are in parentheses: their calls are macros
+ * that note the caller's file:line (duo/call_site.h). */
+
 /* Dumps go to `dir` (created if missing, one level) from now on; NULL
  * goes back to DUO_CHECK_DIR.  Starts a new manifest at the next dump. */
-duo_status duo_check_dir(const char *dir);
+duo_status (duo_check_dir)(const char *dir);
 
 /* Dump `rank` (1..3) dims of `type`, row-major (dims[0] slowest), from
  * device memory.  A dimension may be 0. */
-duo_status duo_check_device(const char *name, duo_dtype type, int rank,
-                            const size_t *dims, const void *device_data);
+duo_status (duo_check_device)(const char *name, duo_dtype type, int rank,
+                              const size_t *dims, const void *device_data);
 
 /* The same from host memory. */
-duo_status duo_check_host(const char *name, duo_dtype type, int rank,
-                          const size_t *dims, const void *host_data);
+duo_status (duo_check_host)(const char *name, duo_dtype type, int rank,
+                            const size_t *dims, const void *host_data);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -39,12 +39,15 @@
 extern "C" {
 #endif
 
+/* The names of the functions are in parentheses: their calls are macros
+ * that note the caller's file:line (duo/call_site.h). */
+
 /* ------------------------------------------------------------------ */
 /* Setup                                                               */
 
-duo_status duo_dist_init(int *argc, char ***argv);
+duo_status (duo_dist_init)(int *argc, char ***argv);
 /* duo_finalize, then MPI_Finalize if duo_dist_init started MPI. */
-duo_status duo_dist_finalize(void);
+duo_status (duo_dist_finalize)(void);
 
 int duo_dist_rank(void);       /* 0 before init                      */
 int duo_dist_size(void);       /* 1 before init                      */
@@ -56,7 +59,7 @@ int duo_dist_has_mpi(void);
  * pinned host buffers), "none" (one process). */
 const char *duo_dist_halo_path(void);
 
-duo_status duo_dist_barrier(void);
+duo_status (duo_dist_barrier)(void);
 
 /* Print "duo-dist: rank R of P: <where>: <message>" to stderr and end
  * every rank (MPI_Abort; exit(1) without MPI). */
@@ -91,22 +94,22 @@ typedef struct duo_dist_range {
 /* Block `part` of `parts` of n elements: the first n % parts blocks get
  * n / parts + 1 elements, the others n / parts (some empty if n <
  * parts).  parts >= 1, 0 <= part < parts. */
-duo_status duo_dist_block_1d(size_t n, int parts, int part,
-                             duo_dist_range *out);
+duo_status (duo_dist_block_1d)(size_t n, int parts, int part,
+                               duo_dist_range *out);
 
 /* A 2-D process grid for `parts` ranks over a rows x cols array: dims[0]
  * x dims[1] == parts, the factorization whose blocks are closest to
  * square, with dims[0] <= rows and dims[1] <= cols.  Fails (naming the
  * sizes) when no factorization fits. */
-duo_status duo_dist_grid_2d(int parts, size_t rows, size_t cols,
-                            int dims[2]);
+duo_status (duo_dist_grid_2d)(int parts, size_t rows, size_t cols,
+                              int dims[2]);
 
 /* Block of rank `part` in the dims[0] x dims[1] grid (row-major rank
  * order): rows[] and cols[] are its 1-D blocks.  Every block must be
  * non-empty: dims[0] <= rows and dims[1] <= cols. */
-duo_status duo_dist_block_2d(size_t rows, size_t cols, const int dims[2],
-                             int part, duo_dist_range *row_block,
-                             duo_dist_range *col_block);
+duo_status (duo_dist_block_2d)(size_t rows, size_t cols, const int dims[2],
+                               int part, duo_dist_range *row_block,
+                               duo_dist_range *col_block);
 
 /* This rank's rows of a rows x cols field split by rows over all ranks
  * (duo_dist_block_1d over rows).  Every rank needs at least one row: with
@@ -117,14 +120,14 @@ typedef struct duo_dist_rows {
     size_t begin, count; /* this rank's rows, count >= 1          */
 } duo_dist_rows;
 
-duo_status duo_dist_rows_make(size_t rows, size_t cols, duo_dist_rows *out);
+duo_status (duo_dist_rows_make)(size_t rows, size_t cols, duo_dist_rows *out);
 
 /* The range of elements of the flattened field that this rank owns. */
 duo_dist_range duo_dist_rows_range(const duo_dist_rows *rows);
 
 /* A range from each rank's own count, in rank order (collective: an
  * exclusive prefix sum of the counts). */
-duo_status duo_dist_range_make(size_t count, duo_dist_range *out);
+duo_status (duo_dist_range_make)(size_t count, duo_dist_range *out);
 
 /* ------------------------------------------------------------------ */
 /* Halo exchange (collective)                                          */
@@ -136,8 +139,8 @@ duo_status duo_dist_range_make(size_t count, duo_dist_range *out);
  * halo below global row begin + count (from the rank below); the halos
  * beyond the global edges are not touched.  Waits for device work first;
  * returns when the halos are written. */
-duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
-                                  const duo_dist_rows *rows);
+duo_status (duo_dist_halo_exchange)(duo_dtype type, void *field,
+                                    const duo_dist_rows *rows);
 
 /* The same exchange, ordered on `stream` (NULL: the default stream)
  * instead of waiting for the device: it reads the rows after the work
@@ -148,9 +151,9 @@ duo_status duo_dist_halo_exchange(duo_dtype type, void *field,
  * `stream` and returns when the halos are written ("host": CPU builds,
  * where stream work has run already).  Not allowed inside a graph capture
  * (DUO_ERROR_NOT_CAPTURABLE). */
-duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
-                                        const duo_dist_rows *rows,
-                                        duo_stream stream);
+duo_status (duo_dist_halo_exchange_async)(duo_dtype type, void *field,
+                                          const duo_dist_rows *rows,
+                                          duo_stream stream);
 
 /* ------------------------------------------------------------------ */
 /* Reductions (collective)                                             */
@@ -192,16 +195,16 @@ duo_status duo_dist_halo_exchange_async(duo_dtype type, void *field,
 #define DUO_DIST_CHUNK ((size_t)65536)
 #define DUO_DIST_INLINE 8
 
-duo_status duo_dist_reduce(duo_reduce_op op, duo_dtype type, const void *x,
-                           const duo_dist_range *range, void *result);
+duo_status (duo_dist_reduce)(duo_reduce_op op, duo_dtype type, const void *x,
+                             const duo_dist_range *range, void *result);
 
 /* Global index of the smallest (DUO_MIN) or largest (DUO_MAX) element,
  * the first one on ties, the first NaN if there is one: exactly what
  * duo_reduce_arg returns on the whole array.  n > 0; value may be NULL
  * (element type). */
-duo_status duo_dist_reduce_arg(duo_reduce_op op, duo_dtype type,
-                               const void *x, const duo_dist_range *range,
-                               size_t *index, void *value);
+duo_status (duo_dist_reduce_arg)(duo_reduce_op op, duo_dtype type,
+                                 const void *x, const duo_dist_range *range,
+                                 size_t *index, void *value);
 
 /*
  * Global dot product: *result = sum_i x[i] y[i] over the n elements of
@@ -220,8 +223,8 @@ duo_status duo_dist_reduce_arg(duo_reduce_op op, duo_dtype type,
  * size grows with n, so the partials exchanged number n / 512 to
  * n / 8192 (f64).  Every rank gets the result on the host.
  */
-duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
-                        const duo_dist_range *range, double *result);
+duo_status (duo_dist_dot)(duo_dtype type, const void *x, const void *y,
+                          const duo_dist_range *range, double *result);
 
 /*
  * Fused global dot products, as duo_dot_async fuses them: result[k] =
@@ -233,16 +236,15 @@ duo_status duo_dist_dot(duo_dtype type, const void *x, const void *y,
  * them: a solver's pair of dots costs the latency of one.  Every rank
  * must pass the same count.
  */
-duo_status duo_dist_dots(duo_dtype type, int count, const void *const *x,
-                         const void *const *y, const duo_dist_range *range,
-                         double *result);
+duo_status (duo_dist_dots)(duo_dtype type, int count, const void *const *x,
+                           const void *const *y, const duo_dist_range *range,
+                           double *result);
 
 /* Copy each rank's piece `range` of device array x into host array out
  * (n elements) on rank `root`; other ranks' out is not used (may be
  * NULL). */
-duo_status duo_dist_gather(duo_dtype type, const void *x,
-                           const duo_dist_range *range, void *out,
-                           int root);
+duo_status (duo_dist_gather)(duo_dtype type, const void *x,
+                             const duo_dist_range *range, void *out, int root);
 
 #ifdef __cplusplus
 } /* extern "C" */
