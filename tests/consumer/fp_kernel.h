@@ -19,6 +19,10 @@ extern "C" {
 void fp_reference(size_t n, float a0, const float *x, const float *y,
                   float *out);
 
+/* The user reduction's terms, x[i] * y[i] + 0.1f, the product rounded
+ * before the sum. */
+void fp_terms(size_t n, const float *x, const float *y, float *out);
+
 /* How many of the kernel's first steps, a0 * x[i] + y[i], round
  * differently when fused: > 0, or the data could not show contraction. */
 size_t fp_fused_differs(size_t n, float a0, const float *x, const float *y);

@@ -9,9 +9,13 @@
  * which gives the same bits on every backend only if nothing contracts
  * them into fmas (duo's flags: -ffp-contract=off, nvcc --fmad=false), and
  * explicit fmaf, which must stay one rounding.  Its outputs must equal
- * the host reference (reference.c) bit for bit; then they, and their
- * duo_reduce sum, are written raw to DUMP for the script to compare
- * across backends, thread counts and the GPU.
+ * the host reference (reference.c) bit for bit.  Then a user reduction
+ * of bare x*y + 0.1f terms, which must equal duo_reduce over the
+ * reference's terms, and a segmented sum of the outputs over segments of
+ * uneven lengths, each equal to duo_reduce over its segment.  The
+ * outputs, their duo_reduce sum, the user reduction and the segment sums
+ * are written raw to DUMP for the script to compare across backends,
+ * thread counts and the GPU.
  *
  * Exit status 0; 1 on a wrong result or a failed call; 77 in a CUDA build
  * with DUO_DEVICE=gpu and no usable GPU.  Kernel source: the common
@@ -46,6 +50,23 @@ DUO_KERNEL(fp_kernel, size_t n, float a0, const float *x, const float *y,
 
 /* A prime: no launch shape or vector width divides it. */
 enum { N = 100003 };
+
+/* The user reduction: a double sum of float terms, bare products plus a
+ * constant (in double, one fused term would change the sum's bits). */
+typedef struct term_args {
+    const float *x, *y;
+} term_args;
+
+DUO_DEVICE float term(size_t i, term_args a)
+{
+    return a.x[i] * a.y[i] + 0.1f;
+}
+
+DUO_REDUCE_DEFINE(sum_terms, double, DUO_SUM, term, term_args)
+
+/* Segments of the outputs for the segmented sum: lengths growing with
+ * the index, from 42 outputs to 12940. */
+enum { NSEG = 97 };
 
 static int fail(const char *what)
 {
@@ -130,18 +151,70 @@ int main(int argc, char **argv)
         }
     }
 
-    /* The dump: the kernel's outputs, then their sum. */
+    /* The user reduction: duo_reduce over the same terms (computed by
+     * the reference, each product rounded) as doubles, bit for bit. */
+    term_args args = {x, y};
+    double user = 0.0;
+    if (sum_terms(N, args, &user) != DUO_SUCCESS)
+        return fail("sum_terms");
+    fp_terms(N, hx, hy, want);
+    double *terms = (double *)malloc(N * sizeof(double));
+    if (terms == NULL)
+        return fail("malloc");
+    for (size_t i = 0; i < N; ++i)
+        terms[i] = want[i];
+    double user_want = 0.0;
+    if (duo_memcpy(out, terms, N * sizeof(double), DUO_HOST_TO_DEVICE) ||
+        duo_reduce(DUO_SUM, DUO_F64, out, N, &user_want))
+        return fail("duo_reduce of the terms");
+    free(terms);
+    if (memcmp(&user, &user_want, sizeof user) != 0) {
+        printf("fp_consumer: FAIL: %s: the user reduction gave %a, "
+               "duo_reduce over the same terms %a\n", duo_backend_name(),
+               user, user_want);
+        return 1;
+    }
+
+    /* The segmented sum of the kernel's outputs, each segment against
+     * duo_reduce over it alone. */
+    size_t offsets[NSEG + 1];
+    for (size_t s = 0; s <= NSEG; ++s)
+        offsets[s] = values / (NSEG * NSEG) * s * s +
+                     (s == NSEG ? values % (NSEG * NSEG) : 0);
+    size_t *doffsets = NULL;
+    double *dseg = NULL, seg[NSEG];
+    if (duo_memcpy(out, hout, values * sizeof(float), DUO_HOST_TO_DEVICE) ||
+        duo_malloc((void **)&doffsets, sizeof offsets) ||
+        duo_malloc((void **)&dseg, sizeof seg) ||
+        duo_memcpy(doffsets, offsets, sizeof offsets, DUO_HOST_TO_DEVICE) ||
+        duo_segmented_reduce(DUO_SUM, DUO_F32, out, values, doffsets, NSEG,
+                             dseg, NULL) ||
+        duo_memcpy(seg, dseg, sizeof seg, DUO_DEVICE_TO_HOST))
+        return fail("duo_segmented_reduce");
+    for (size_t s = 0; s < NSEG; ++s) {
+        double alone = 0.0;
+        if (duo_reduce(DUO_SUM, DUO_F32, out + offsets[s],
+                       offsets[s + 1] - offsets[s], &alone))
+            return fail("duo_reduce of a segment");
+        if (memcmp(&seg[s], &alone, sizeof alone) != 0) {
+            printf("fp_consumer: FAIL: %s: segment %zu sums to %a, "
+                   "duo_reduce over it alone to %a\n", duo_backend_name(),
+                   s, seg[s], alone);
+            return 1;
+        }
+    }
+
+    /* The dump: the kernel's outputs, their sum, the user reduction and
+     * the segment sums. */
     FILE *f = fopen(argv[1], "wb");
     if (f == NULL) {
         printf("fp_consumer: FAIL: cannot write %s\n", argv[1]);
         return 1;
     }
     int written = dump_append(f, hout, values * sizeof(float)) &&
-                  dump_append(f, &sum, sizeof sum);
-    /* Later results (a user reduction, a segmented reduction) go here:
-     * compute each on the device, check it against a host reference,
-     * then dump_append it, so that the script compares it across
-     * backends, thread counts and the GPU bit for bit. */
+                  dump_append(f, &sum, sizeof sum) &&
+                  dump_append(f, &user, sizeof user) &&
+                  dump_append(f, seg, sizeof seg);
     written = fclose(f) == 0 && written;
     if (!written) {
         printf("fp_consumer: FAIL: writing %s\n", argv[1]);
@@ -150,9 +223,12 @@ int main(int argc, char **argv)
 
     printf("fp_consumer: %s (%s): %zu values equal the reference, bit for "
            "bit (fused, %zu of the %d first steps would round "
-           "differently); sum %.17g\n", duo_backend_name(),
-           duo_backend_reason(), values, fused, (int)N, sum);
-    if (duo_free(x) || duo_free(y) || duo_free(out) || duo_finalize())
+           "differently); sum %.17g; user reduction %.17g and %d segment "
+           "sums equal duo_reduce's\n", duo_backend_name(),
+           duo_backend_reason(), values, fused, (int)N, sum, user,
+           (int)NSEG);
+    if (duo_free(x) || duo_free(y) || duo_free(out) ||
+        duo_free(doffsets) || duo_free(dseg) || duo_finalize())
         return fail("duo_free/duo_finalize");
     free(hx);
     free(hy);

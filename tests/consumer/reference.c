@@ -53,3 +53,9 @@ size_t fp_fused_differs(size_t n, float a0, const float *x, const float *y)
         differs += fmaf(a0, x[i], y[i]) != add(mul(a0, x[i]), y[i]);
     return differs;
 }
+
+void fp_terms(size_t n, const float *x, const float *y, float *out)
+{
+    for (size_t i = 0; i < n; ++i)
+        out[i] = add(mul(x[i], y[i]), 0.1f);
+}
