@@ -13,9 +13,16 @@
  * only a GPU run differs; `by_thread` adds the number of the OpenMP
  * thread that ran each index, as a kernel that keeps per-thread state
  * would, so only a run of several threads differs from a run of one, and
- * it does so on every run (a race, such as a loop-carried dependence,
- * shows only when the threads happen to overlap, which a busy machine
- * may not give).
+ * it does so on every run.  `races` is a data race: each index reads
+ * the next one, which another thread may have overwritten already; run
+ * by one thread in index order it reads only values not yet written.
+ * Whether a run of several threads shows it depends on their timing (a
+ * thread started late on a busy machine hides it), so each element
+ * carries enough work that the second thread must start some
+ * milliseconds late to hide it, and the race is launched up to RACE_TRIES
+ * times: it must be reported at least once, and every report of it must
+ * name it, its line, its array and the index where the threads' shares
+ * meet.
  * `through_struct` reaches its array through a struct: checked on the
  * host (every allocation is copied), skipped on the GPU.
  */
@@ -28,10 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
-enum { N = 100003, NI = 61, NJ = 129 };
+enum { N = 100003, NI = 61, NJ = 129, RACE_TRIES = 10 };
 
 DUO_KERNEL(scale, size_t n, float a, const float *x, float *y)
 {
@@ -63,6 +71,17 @@ DUO_KERNEL(by_thread, size_t n, const double *x, double *y)
 {
     DUO_FOR(i, n)
         y[i] = x[i] + (double)THREAD_NUMBER();
+}
+
+DUO_KERNEL(races, size_t n, const double *x, double *y)
+{
+    DUO_FOR(i, n)
+    {
+        double v = x[i];
+        for (int k = 0; k < 200; ++k) /* work, so that the shares overlap */
+            v = v * 0.999 + 0.001;
+        y[i] = (i + 1 < n ? y[i + 1] : 0.0) + v;
+    }
 }
 
 DUO_KERNEL(stencil, size_t ni, size_t nj, const float *u, float *v)
@@ -153,6 +172,70 @@ static void run_kernels(results *out, int gpu)
     free(hd);
 }
 
+/* `races` under DUO_VALIDATE=1, up to RACE_TRIES launches, until a
+ * launch is reported; each report names the kernel, the array and the
+ * first index of the second thread's share. */
+static void check_race(int threads)
+{
+    char report[] = "/tmp/duo-test-validate-race.XXXXXX";
+    const int fd = mkstemp(report);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    setenv("DUO_VALIDATE", "1", 1);
+    setenv("DUO_VALIDATE_REPORT", report, 1);
+    CHECK_OK(duo_init());
+    test_rng rng;
+    test_rng_seed(&rng, 2033);
+    double *hx = (double *)test_xmalloc(N * sizeof(double));
+    for (size_t i = 0; i < N; ++i)
+        hx[i] = test_rng_uniform(&rng);
+    double *x = NULL, *y = NULL;
+    CHECK_OK(duo_malloc((void **)&x, N * sizeof(double)));
+    CHECK_OK(duo_malloc((void **)&y, N * sizeof(double)));
+    CHECK_OK(duo_memcpy(x, hx, N * sizeof(double), DUO_HOST_TO_DEVICE));
+    int tries = 0, seen = 0;
+    char *text = NULL;
+    while (tries < RACE_TRIES && !seen) {
+        ++tries;
+        CHECK_OK(duo_memcpy(y, hx, N * sizeof(double), DUO_HOST_TO_DEVICE));
+        CHECK_OK(DUO_LAUNCH(races, N, (size_t)N, x, y));
+        free(text);
+        text = slurp(report);
+        seen = text != NULL && strstr(text, "kernel races") != NULL;
+    }
+    printf("race: reported after %d launch(es) of %d allowed\n", tries,
+           RACE_TRIES);
+    CHECK_MSG(seen, "a data race with %d threads was not reported in %d "
+              "validated launches", threads, RACE_TRIES);
+    if (seen) {
+        /* OpenMP's static schedule gives thread t the t-th of `threads`
+         * contiguous shares, the first N % threads of them one index
+         * longer: the last index before a share reads the share's first,
+         * which may have been written already. */
+        const size_t q = (size_t)N / (size_t)threads;
+        const size_t r = (size_t)N % (size_t)threads;
+        int at_boundary = 0;
+        for (size_t t = 1; t < (size_t)threads; ++t) {
+            char first[64];
+            snprintf(first, sizeof first, "first difference at [%zu]",
+                     t * q + (t < r ? t : r) - 1);
+            at_boundary |= strstr(text, first) != NULL;
+        }
+        CHECK_CONTAINS(text, "kernel races at test_validate.c:");
+        CHECK_CONTAINS(text, "array: argument 3 `y` (f64");
+        CHECK_MSG(at_boundary, "the race was reported away from the "
+                  "threads' shares' boundaries:\n%s", text);
+    }
+    free(text);
+    duo_free(x);
+    duo_free(y);
+    free(hx);
+    CHECK_OK(duo_finalize());
+    remove(report);
+    unsetenv("DUO_VALIDATE_REPORT"); /* DUO_VALIDATE stays 1 */
+}
+
 /* Bad settings: duo_init fails and names the valid values. */
 static void check_bad_settings(void)
 {
@@ -198,6 +281,8 @@ int main(int argc, char **argv)
     char report[] = "/tmp/duo-test-validate.XXXXXX";
     int fd = mkstemp(report);
     CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
     setenv("DUO_VALIDATE", "1", 1);
     setenv("DUO_VALIDATE_REPORT", report, 1);
     CHECK_OK(duo_init());
@@ -254,12 +339,18 @@ int main(int argc, char **argv)
                   WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
     }
 
+    /* The data race, on the host with several threads. */
+    if (!gpu && threads >= 2)
+        check_race(threads);
+
     /* A pointer that is not duo's, and on the GPU a struct argument, are
      * skipped with their reasons. */
     if (!gpu) {
         char skip_report[] = "/tmp/duo-test-validate-skip.XXXXXX";
         fd = mkstemp(skip_report);
         CHECK(fd >= 0);
+        if (fd >= 0)
+            close(fd);
         setenv("DUO_VALIDATE_REPORT", skip_report, 1);
         CHECK_OK(duo_init());
         float own[8] = {1, 2, 3, 4, 5, 6, 7, 8};
