@@ -69,6 +69,14 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+const char *duo_call_site(int *line)
+{
+    if (site_file == NULL)
+        return NULL;
+    *line = site_line;
+    return base_name(site_file);
+}
+
 duo_status duo_fail_at(duo_status status, const char *file, int line,
                        const char *where, const char *fmt, ...)
 {

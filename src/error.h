@@ -23,6 +23,11 @@ duo_status duo_fail_at(duo_status status, const char *file, int line,
 #define duo_fail(status, where, ...) \
     duo_fail_at(status, __FILE__, __LINE__, where, __VA_ARGS__)
 
+/* The file (its name, no folders) and line of the API call in progress
+ * in this thread, as duo/call_site.h noted them; NULL when the call came
+ * through a pointer, from duo itself, or there is none. */
+const char *duo_call_site(int *line);
+
 /* Forget the last error: after a failure that was handled (the GPU probe
  * of a CUDA build that then runs on the host path). */
 void duo_error_clear(void);

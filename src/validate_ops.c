@@ -46,6 +46,18 @@ duo_status duo_host_be_gemm_f64(duo_transpose ta, duo_transpose tb,
 
 static uint64_t numbers[3]; /* calls so far: reductions, dots, gemms */
 
+/* " at file:line" of the caller (duo/call_site.h), or "" where the call
+ * came through a pointer. */
+static const char *call_site(char *buf, size_t size)
+{
+    int line = 0;
+    const char *file = duo_call_site(&line);
+    if (file == NULL)
+        return "";
+    snprintf(buf, size, " at %s:%d", file, line);
+    return buf;
+}
+
 static int kind_of(duo_dtype type)
 {
     switch (type) {
@@ -164,10 +176,11 @@ duo_status duo_vd_reduce(duo_reduce_op op, duo_dtype type, const void *x,
         ok = duo_be_reduce(op, type, x, n, ref) == DUO_SUCCESS;
     }
     reference_end();
-    char what[160];
+    char what[320], where[160];
     snprintf(what, sizeof what, "reduction #%llu, duo_reduce %s %s of %zu "
-             "element(s)", (unsigned long long)++numbers[0], op_names[op],
-             duo_vd_kind_name(kind_of(type)), n);
+             "element(s)%s", (unsigned long long)++numbers[0], op_names[op],
+             duo_vd_kind_name(kind_of(type)), n,
+             call_site(where, sizeof where));
     if (ok)
         compare(what, "result", kind_of(type), result, ref, 1);
     duo_vd_add_seconds(duo_vd_now() - t0);
@@ -198,10 +211,11 @@ duo_status duo_vd_reduce_arg(duo_reduce_op op, duo_dtype type,
              DUO_SUCCESS;
     }
     reference_end();
-    char what[160];
+    char what[320], where[160];
     snprintf(what, sizeof what, "reduction #%llu, duo_reduce_arg %s %s of "
-             "%zu element(s)", (unsigned long long)++numbers[0], op_names[op],
-             duo_vd_kind_name(kind_of(type)), n);
+             "%zu element(s)%s", (unsigned long long)++numbers[0],
+             op_names[op], duo_vd_kind_name(kind_of(type)), n,
+             call_site(where, sizeof where));
     if (ok) {
         uint64_t a = *index, b = ref_index;
         compare(what, "index", DUO_VD_U64, &a, &b, 1);
@@ -253,10 +267,11 @@ duo_status duo_vd_reduce_async(duo_reduce_op op, duo_dtype type,
         memcpy(result, got, size);
     }
     reference_end();
-    char what[160];
+    char what[320], where[160];
     snprintf(what, sizeof what, "reduction #%llu, duo_reduce_async %s %s "
-             "of %zu element(s)", (unsigned long long)++numbers[0],
-             op_names[op], duo_vd_kind_name(kind_of(type)), n);
+             "of %zu element(s)%s", (unsigned long long)++numbers[0],
+             op_names[op], duo_vd_kind_name(kind_of(type)), n,
+             call_site(where, sizeof where));
     if (ok)
         compare(what, "result", kind_of(out_type), got, ref, 1);
     else
@@ -301,10 +316,11 @@ duo_status duo_vd_dot_async(duo_dtype type, size_t n, int count,
         memcpy(result, got, bytes);
     }
     reference_end();
-    char what[160];
+    char what[320], where[160];
     snprintf(what, sizeof what, "dot #%llu, duo_dot_async %s, %d product(s) "
-             "of %zu element(s)", (unsigned long long)++numbers[1],
-             duo_vd_kind_name(kind_of(type)), count, n);
+             "of %zu element(s)%s", (unsigned long long)++numbers[1],
+             duo_vd_kind_name(kind_of(type)), count, n,
+             call_site(where, sizeof where));
     if (ok)
         compare(what, "result", DUO_VD_F64, got, ref, (size_t)count);
     duo_vd_add_seconds(duo_vd_now() - t0);
@@ -403,12 +419,12 @@ static duo_status gemm_checked(const gemm_call *g)
         memcpy(g->c, got, cbytes);
     }
     reference_end();
-    char what[200];
+    char what[360], where[160];
     snprintf(what, sizeof what, "gemm #%llu, duo_gemm_%s %s%s %zu x %zu x "
-             "%zu", (unsigned long long)++numbers[2],
+             "%zu%s", (unsigned long long)++numbers[2],
              g->type == DUO_F32 ? "f32" : "f64",
              g->ta == DUO_TRANS ? "T" : "N", g->tb == DUO_TRANS ? "T" : "N",
-             g->m, g->n, g->k);
+             g->m, g->n, g->k, call_site(where, sizeof where));
     if (ok)
         compare(what, "c (row-major, ldc elements a row)", kind_of(g->type),
                 got, c0, cbytes / size);
