@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "ulp.h"
 
 enum { MAX_REASONS = 16 };
 
@@ -194,19 +195,6 @@ const char *duo_vd_kind_name(int kind)
     }
 }
 
-/* Integers that order like the floats (+0 and -0 one apart: bits). */
-static uint64_t ordered32(uint32_t u)
-{
-    return (u & 0x80000000u) ? 0x80000000ull - (u & 0x7fffffffu)
-                             : 0x80000000ull + u;
-}
-
-static uint64_t ordered64(uint64_t u)
-{
-    const uint64_t sign = 0x8000000000000000ull;
-    return (u & sign) ? sign - (u & ~sign) : sign + u;
-}
-
 /* Distance of two differing floats in ulps; UINT64_MAX where a NaN meets
  * a number.  Two NaNs are 0 apart (any payload). */
 static uint64_t float_distance(int kind, const void *a, const void *b,
@@ -219,8 +207,7 @@ static uint64_t float_distance(int kind, const void *a, const void *b,
         uint32_t ux, uy;
         memcpy(&ux, &x, 4);
         memcpy(&uy, &y, 4);
-        uint64_t ox = ordered32(ux), oy = ordered32(uy);
-        return ox > oy ? ox - oy : oy - ox;
+        return ulp_distance(ulp_ordered32(ux), ulp_ordered32(uy));
     }
     double x = ((const double *)a)[i], y = ((const double *)b)[i];
     if (isnan(x) || isnan(y))
@@ -228,8 +215,7 @@ static uint64_t float_distance(int kind, const void *a, const void *b,
     uint64_t ux, uy;
     memcpy(&ux, &x, 8);
     memcpy(&uy, &y, 8);
-    uint64_t ox = ordered64(ux), oy = ordered64(uy);
-    return ox > oy ? ox - oy : oy - ox;
+    return ulp_distance(ulp_ordered64(ux), ulp_ordered64(uy));
 }
 
 void duo_vd_compare(int kind, const void *a, const void *b, size_t n,

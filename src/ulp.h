@@ -1,11 +1,11 @@
 /*
- * ulp.h - distance in units in the last place between two floats of a
- * dump: each float's bits mapped to an integer that orders like its
- * value (+0 and -0 are one value), then the difference.  Shared by
- * duo-compare's statistics and its --png picture.
+ * ulp.h - distance in units in the last place between two floats: each
+ * float's bits mapped to an integer that orders like its value (+0 and
+ * -0 one apart), then the difference.  Shared by validation's reports
+ * (validate.c) and duo-compare's statistics and --png picture (tools/).
  */
-#ifndef DUO_TOOLS_ULP_H
-#define DUO_TOOLS_ULP_H
+#ifndef DUO_ULP_H
+#define DUO_ULP_H
 
 #include <stdint.h>
 
@@ -26,4 +26,4 @@ static inline uint64_t ulp_distance(uint64_t a, uint64_t b)
     return a > b ? a - b : b - a;
 }
 
-#endif /* DUO_TOOLS_ULP_H */
+#endif /* DUO_ULP_H */
