@@ -8,34 +8,9 @@
 #include <string.h>
 
 #include "math_funcs.h"
+#include "math_libm.h"
 
 typedef int (*mpfr_fn1)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
-
-static double libm_eval(int f, double x, double y)
-{
-    switch (f) {
-    case MF_EXPF: return exp(x);
-    case MF_EXP2F: return exp2(x);
-    case MF_EXPM1F: return expm1(x);
-    case MF_LOGF: return log(x);
-    case MF_LOG2F: return log2(x);
-    case MF_LOG10F: return log10(x);
-    case MF_LOG1PF: return log1p(x);
-    case MF_SINF: case MF_SINCOSF_SIN: return sin(x);
-    case MF_COSF: case MF_SINCOSF_COS: return cos(x);
-    case MF_TANF: return tan(x);
-    case MF_ATANF: return atan(x);
-    case MF_ASINF: return asin(x);
-    case MF_ACOSF: return acos(x);
-    case MF_SINHF: return sinh(x);
-    case MF_COSHF: return cosh(x);
-    case MF_TANHF: return tanh(x);
-    case MF_CBRTF: return cbrt(x);
-    case MF_ATAN2F: return atan2(x, y);
-    case MF_HYPOTF: return hypot(x, y);
-    }
-    return NAN;
-}
 
 static mpfr_fn1 mpfr_of(int f)
 {
@@ -100,7 +75,7 @@ float mref_eval(mref_ctx *c, int f, float x, float y, int force_mpfr)
 {
     if (force_mpfr)
         return mpfr_eval(c, f, x, y);
-    double d = libm_eval(f, x, y);
+    double d = mf_libm(f, x, y);
     if (isnan(d) || isinf(d) || d == 0.0)
         return (float)d; /* special or exact cases */
     double a = fabs(d);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "math_funcs.h"
+#include "math_libm.h"
 #include "math_sample.h"
 #include "test_util.h"
 
@@ -150,31 +151,6 @@ static float *test_kernel_matches_host(const float *x, const float *y)
     return host;
 }
 
-static double libm_of(int f, double x, double y)
-{
-    switch (f) {
-    case MF_EXPF: return exp(x);
-    case MF_EXP2F: return exp2(x);
-    case MF_EXPM1F: return expm1(x);
-    case MF_LOGF: return log(x);
-    case MF_LOG2F: return log2(x);
-    case MF_LOG10F: return log10(x);
-    case MF_LOG1PF: return log1p(x);
-    case MF_SINF: case MF_SINCOSF_SIN: return sin(x);
-    case MF_COSF: case MF_SINCOSF_COS: return cos(x);
-    case MF_TANF: return tan(x);
-    case MF_ATANF: return atan(x);
-    case MF_ASINF: return asin(x);
-    case MF_ACOSF: return acos(x);
-    case MF_SINHF: return sinh(x);
-    case MF_COSHF: return cosh(x);
-    case MF_TANHF: return tanh(x);
-    case MF_CBRTF: return cbrt(x);
-    case MF_ATAN2F: return atan2(x, y);
-    default: return hypot(x, y);
-    }
-}
-
 static int32_t ordered(float v)
 {
     uint32_t u = test_bits_f32(v);
@@ -205,7 +181,7 @@ static void test_against_libm(const float *x, const float *y,
         const float *h = host + (size_t)f * NSAMPLE;
         size_t bad = 0;
         for (size_t i = 0; i < NSAMPLE && bad < 5; ++i) {
-            float want = (float)libm_of(f, x[i], y[i]);
+            float want = (float)mf_libm(f, x[i], y[i]);
             int ok;
             if (isnan(want)) {
                 ok = isnan(h[i]) &&

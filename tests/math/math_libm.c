@@ -1,0 +1,35 @@
+/*
+ * math_libm.c - the C library's double functions by MF_ number
+ * (math_libm.h).
+ */
+#include "math_libm.h"
+
+#include <math.h>
+
+#include "math_funcs.h"
+
+double mf_libm(int f, double x, double y)
+{
+    switch (f) {
+    case MF_EXPF: return exp(x);
+    case MF_EXP2F: return exp2(x);
+    case MF_EXPM1F: return expm1(x);
+    case MF_LOGF: return log(x);
+    case MF_LOG2F: return log2(x);
+    case MF_LOG10F: return log10(x);
+    case MF_LOG1PF: return log1p(x);
+    case MF_SINF: case MF_SINCOSF_SIN: return sin(x);
+    case MF_COSF: case MF_SINCOSF_COS: return cos(x);
+    case MF_TANF: return tan(x);
+    case MF_ATANF: return atan(x);
+    case MF_ASINF: return asin(x);
+    case MF_ACOSF: return acos(x);
+    case MF_SINHF: return sinh(x);
+    case MF_COSHF: return cosh(x);
+    case MF_TANHF: return tanh(x);
+    case MF_CBRTF: return cbrt(x);
+    case MF_ATAN2F: return atan2(x, y);
+    case MF_HYPOTF: return hypot(x, y);
+    }
+    return NAN;
+}

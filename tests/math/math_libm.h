@@ -1,0 +1,21 @@
+/*
+ * math_libm.h - the C library's double function that matches each float
+ * function of math_funcs.h (exp for expf, atan2 for atan2f, ...): the
+ * comparison of test_math.c (rounded to float, within 1 ulp) and the fast
+ * first guess of math_ref.c (checked there before it is trusted).
+ */
+#ifndef DUO_TESTS_MATH_LIBM_H
+#define DUO_TESTS_MATH_LIBM_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* f: an MF_ number; y is read only by the two-argument functions. */
+double mf_libm(int f, double x, double y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DUO_TESTS_MATH_LIBM_H */
