@@ -1,0 +1,207 @@
+/*
+ * math_kernels.c - duo-bench's math group's kernels (math_kernels.h).
+ *
+ * The kernels are written once with duo's macros, so in a CUDA build
+ * nvcc compiles them for the GPU (where expf, sinf, ... are CUDA's own
+ * functions, built without fast math) and for the host path; in CPU
+ * builds the yardstick is glibc.
+ *
+ * A kernel source: nvcc compiles it in a CUDA build.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sincosf in glibc (g++ defines it already) */
+#endif
+#include "math_kernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <duo.h>
+#include <duo/math.h>
+
+#include "math_funcs.h" /* tests/math: the functions by number */
+
+DUO_DEVICE float bench_math_native(int f, float x, float y)
+{
+    float s, c;
+    switch (f) {
+    case MF_EXPF: return expf(x);
+    case MF_EXP2F: return exp2f(x);
+    case MF_EXPM1F: return expm1f(x);
+    case MF_LOGF: return logf(x);
+    case MF_LOG2F: return log2f(x);
+    case MF_LOG10F: return log10f(x);
+    case MF_LOG1PF: return log1pf(x);
+    case MF_SINF: return sinf(x);
+    case MF_COSF: return cosf(x);
+    case MF_TANF: return tanf(x);
+    case MF_SINCOSF_SIN: sincosf(x, &s, &c); return s;
+    case MF_SINCOSF_COS: sincosf(x, &s, &c); return c;
+    case MF_ATANF: return atanf(x);
+    case MF_ASINF: return asinf(x);
+    case MF_ACOSF: return acosf(x);
+    case MF_SINHF: return sinhf(x);
+    case MF_COSHF: return coshf(x);
+    case MF_TANHF: return tanhf(x);
+    case MF_CBRTF: return cbrtf(x);
+    case MF_ATAN2F: return atan2f(x, y);
+    case MF_HYPOTF: return hypotf(x, y);
+    default: return 0.0f;
+    }
+}
+
+DUO_KERNEL(bench_math_duo, size_t n, int f, const float *DUO_RESTRICT x,
+           const float *DUO_RESTRICT y, float *DUO_RESTRICT out)
+{
+    DUO_FOR(i, n)
+        out[i] = duo_math_eval(f, x[i], y[i]);
+}
+
+DUO_KERNEL(bench_math_ys, size_t n, int f, const float *DUO_RESTRICT x,
+           const float *DUO_RESTRICT y, float *DUO_RESTRICT out)
+{
+    DUO_FOR(i, n)
+        out[i] = bench_math_native(f, x[i], y[i]);
+}
+
+/* Argument i of function f: uniform in the range the function is used
+ * on, from a splitmix64 hash of (f, i, k). */
+static float bench_math_arg(int f, size_t i, int k)
+{
+    uint64_t z = ((uint64_t)i << 8 | (uint64_t)(f * 2 + k)) *
+                 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    double u = (double)((z ^ (z >> 31)) >> 11) * 0x1p-53; /* [0, 1) */
+    switch (f) {
+    case MF_EXPF: case MF_EXPM1F: case MF_SINHF: case MF_COSHF:
+        return (float)(160.0 * u - 80.0);
+    case MF_EXP2F: return (float)(240.0 * u - 120.0);
+    case MF_LOGF: case MF_LOG2F: case MF_LOG10F: case MF_CBRTF:
+        return (float)(1e6 * u) + 0x1p-20f;
+    case MF_LOG1PF: return (float)(1e3 * u - 0.999);
+    case MF_ASINF: case MF_ACOSF: return (float)(2.0 * u - 1.0);
+    case MF_ATANF: case MF_TANHF: return (float)(20.0 * u - 10.0);
+    default: return (float)(200.0 * u - 100.0);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The group's interface                                               */
+
+int bench_math_count(void) { return MF_COUNT; }
+
+const char *bench_math_name(int f) { return mf_names[f]; }
+
+duo_status bench_math_setup(bench_math *m, int f, size_t n, size_t host_n)
+{
+    memset(m, 0, sizeof *m);
+    m->f = f;
+    m->n = n;
+    m->host_n = host_n;
+    const size_t bytes = n * sizeof(float);
+    m->x = (float *)malloc(bytes);
+    m->y = (float *)malloc(bytes);
+    m->duo = (float *)malloc(bytes);
+    m->ys = (float *)malloc(bytes);
+    duo_status status = DUO_ERROR_OUT_OF_MEMORY;
+    if (m->x != NULL && m->y != NULL && m->duo != NULL && m->ys != NULL) {
+        for (size_t i = 0; i < n; ++i) {
+            m->x[i] = bench_math_arg(f, i, 0);
+            m->y[i] = bench_math_arg(f, i, 1);
+        }
+        status = duo_malloc((void **)&m->dx, bytes);
+    }
+    if (status == DUO_SUCCESS)
+        status = duo_malloc((void **)&m->dy, bytes);
+    if (status == DUO_SUCCESS)
+        status = duo_malloc((void **)&m->dout, bytes);
+    if (status == DUO_SUCCESS)
+        status = duo_memcpy(m->dx, m->x, bytes, DUO_HOST_TO_DEVICE);
+    if (status == DUO_SUCCESS)
+        status = duo_memcpy(m->dy, m->y, bytes, DUO_HOST_TO_DEVICE);
+    if (status != DUO_SUCCESS)
+        bench_math_teardown(m);
+    return status;
+}
+
+void bench_math_teardown(bench_math *m)
+{
+    DUO_CHECK(duo_free(m->dx));
+    DUO_CHECK(duo_free(m->dy));
+    DUO_CHECK(duo_free(m->dout));
+    free(m->x);
+    free(m->y);
+    free(m->duo);
+    free(m->ys);
+    memset(m, 0, sizeof *m);
+}
+
+void bench_math_kernel_duo(void *ctx)
+{
+    const bench_math *m = (const bench_math *)ctx;
+    DUO_CHECK(DUO_LAUNCH(bench_math_duo, m->n, m->n, m->f, m->dx, m->dy,
+                         m->dout));
+}
+
+void bench_math_kernel_ys(void *ctx)
+{
+    const bench_math *m = (const bench_math *)ctx;
+    DUO_CHECK(DUO_LAUNCH(bench_math_ys, m->n, m->n, m->f, m->dx, m->dy,
+                         m->dout));
+}
+
+void bench_math_host_duo(void *ctx)
+{
+    bench_math *m = (bench_math *)ctx;
+    for (size_t i = 0; i < m->host_n; ++i)
+        m->duo[i] = duo_math_eval(m->f, m->x[i], m->y[i]);
+}
+
+void bench_math_host_ys(void *ctx)
+{
+    bench_math *m = (bench_math *)ctx;
+    for (size_t i = 0; i < m->host_n; ++i)
+        m->ys[i] = bench_math_native(m->f, m->x[i], m->y[i]);
+}
+
+static uint32_t bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+int bench_math_check(bench_math *m, int kernels, char *check, size_t size)
+{
+    const int f = m->f;
+    if (kernels) {
+        /* The kernels' outputs: run duo's again, fetch it, then the
+         * yardstick's (each run writes dout). */
+        const size_t bytes = m->host_n * sizeof(float);
+        bench_math_kernel_duo(m);
+        DUO_CHECK(duo_memcpy(m->duo, m->dout, bytes, DUO_DEVICE_TO_HOST));
+        bench_math_kernel_ys(m);
+        DUO_CHECK(duo_memcpy(m->ys, m->dout, bytes, DUO_DEVICE_TO_HOST));
+    }
+    for (size_t i = 0; i < m->host_n; ++i) {
+        const float h = duo_math_eval(f, m->x[i], m->y[i]);
+        const float d = m->duo[i], y = m->ys[i];
+        const int64_t ulps = (int64_t)bits(d) - (int64_t)bits(y);
+        const int ys_ok = (isnan(h) && isnan(y)) ||
+                          ((bits(h) ^ bits(y)) >> 31 == 0 && ulps >= -4 &&
+                           ulps <= 4);
+        if (bits(d) != bits(h) || !ys_ok) {
+            snprintf(check, size, "%s(%a, %a): duo %a, host %a, "
+                     "yardstick %a", mf_names[f], (double)m->x[i],
+                     (double)m->y[i], (double)d, (double)h, (double)y);
+            return 0;
+        }
+    }
+    snprintf(check, size, "%zu outputs: duo = duo on the host bit for "
+             "bit; yardstick within 4 ulps", m->host_n);
+    return 1;
+}
