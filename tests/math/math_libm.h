@@ -1,8 +1,9 @@
 /*
  * math_libm.h - the C library's double function that matches each float
  * function of math_funcs.h (exp for expf, atan2 for atan2f, ...): the
- * comparison of test_math.c (rounded to float, within 1 ulp) and the fast
- * first guess of math_ref.c (checked there before it is trusted).
+ * comparison of test_math.c (rounded to float, within 1 ulp), the fast
+ * first guess of math_ref.c (checked there before it is trusted) and the
+ * search for hard cases of test_math_mpfr.c.
  */
 #ifndef DUO_TESTS_MATH_LIBM_H
 #define DUO_TESTS_MATH_LIBM_H

@@ -26,6 +26,7 @@ int main(void)
 #include <string.h>
 
 #include "math_funcs.h"
+#include "math_libm.h"
 #include "math_ref.h"
 #include "math_sample.h"
 #include "test_util.h"
@@ -48,28 +49,7 @@ static size_t find_hard(int f, float *x, float *y, size_t max)
         float got = duo_math_eval(f, a, b); /* only to skip NaN, inf, 0 */
         if (!isfinite(got) || got == 0.0f)
             continue;
-        double d;
-        switch (f) {
-        case MF_EXPF: d = exp(a); break;
-        case MF_EXP2F: d = exp2(a); break;
-        case MF_EXPM1F: d = expm1(a); break;
-        case MF_LOGF: d = log(a); break;
-        case MF_LOG2F: d = log2(a); break;
-        case MF_LOG10F: d = log10(a); break;
-        case MF_LOG1PF: d = log1p(a); break;
-        case MF_SINF: case MF_SINCOSF_SIN: d = sin(a); break;
-        case MF_COSF: case MF_SINCOSF_COS: d = cos(a); break;
-        case MF_TANF: d = tan(a); break;
-        case MF_ATANF: d = atan(a); break;
-        case MF_ASINF: d = asin(a); break;
-        case MF_ACOSF: d = acos(a); break;
-        case MF_SINHF: d = sinh(a); break;
-        case MF_COSHF: d = cosh(a); break;
-        case MF_TANHF: d = tanh(a); break;
-        case MF_CBRTF: d = cbrt(a); break;
-        case MF_ATAN2F: d = atan2(a, b); break;
-        default: d = hypot(a, b); break;
-        }
+        const double d = mf_libm(f, a, b);
         if (!(fabs(d) >= 0x1p-125))
             continue;
         uint64_t bits = test_bits_f64(d);
