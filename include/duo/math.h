@@ -20,7 +20,7 @@
  *   duo_expf  duo_exp2f  duo_expm1f  duo_logf  duo_log2f  duo_log10f
  *   duo_log1pf  duo_sinf  duo_cosf  duo_tanf  duo_sincosf  duo_atanf
  *   duo_atan2f  duo_asinf  duo_acosf  duo_sinhf  duo_coshf  duo_tanhf
- *   duo_cbrtf  duo_hypotf
+ *   duo_cbrtf  duo_erff  duo_hypotf
  *
  * Double functions, at most 1 ulp from the exact value (below 0.51 ulp
  * for normal results), the same bits everywhere: duo_exp, duo_log,
@@ -54,6 +54,7 @@
 #include <duo/math_core.h>
 
 #include <duo/math_atan.h>
+#include <duo/math_erf.h>
 #include <duo/math_exp.h>
 #include <duo/math_log.h>
 #include <duo/math_misc.h>

@@ -47,6 +47,7 @@ DUO_DEVICE float bench_math_native(int f, float x, float y)
     case MF_COSHF: return coshf(x);
     case MF_TANHF: return tanhf(x);
     case MF_CBRTF: return cbrtf(x);
+    case MF_ERFF: return erff(x);
     case MF_ATAN2F: return atan2f(x, y);
     case MF_HYPOTF: return hypotf(x, y);
     default: return 0.0f;
@@ -85,6 +86,7 @@ static float bench_math_arg(int f, size_t i, int k)
     case MF_LOG1PF: return (float)(1e3 * u - 0.999);
     case MF_ASINF: case MF_ACOSF: return (float)(2.0 * u - 1.0);
     case MF_ATANF: case MF_TANHF: return (float)(20.0 * u - 10.0);
+    case MF_ERFF: return (float)(10.0 * u - 5.0);
     default: return (float)(200.0 * u - 100.0);
     }
 }

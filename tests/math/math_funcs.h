@@ -15,7 +15,7 @@
 enum {
     MF_EXPF, MF_EXP2F, MF_EXPM1F, MF_LOGF, MF_LOG2F, MF_LOG10F, MF_LOG1PF,
     MF_SINF, MF_COSF, MF_TANF, MF_SINCOSF_SIN, MF_SINCOSF_COS, MF_ATANF,
-    MF_ASINF, MF_ACOSF, MF_SINHF, MF_COSHF, MF_TANHF, MF_CBRTF,
+    MF_ASINF, MF_ACOSF, MF_SINHF, MF_COSHF, MF_TANHF, MF_CBRTF, MF_ERFF,
     MF_ATAN2F, MF_HYPOTF,
     MF_COUNT
 };
@@ -26,7 +26,7 @@ enum {
 static const char *const mf_names[MF_COUNT] = {
     "expf", "exp2f", "expm1f", "logf", "log2f", "log10f", "log1pf",
     "sinf", "cosf", "tanf", "sincosf.sin", "sincosf.cos", "atanf",
-    "asinf", "acosf", "sinhf", "coshf", "tanhf", "cbrtf",
+    "asinf", "acosf", "sinhf", "coshf", "tanhf", "cbrtf", "erff",
     "atan2f", "hypotf"};
 
 DUO_DEVICE float duo_math_eval(int f, float x, float y)
@@ -52,6 +52,7 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
     case MF_COSHF: return duo_coshf(x);
     case MF_TANHF: return duo_tanhf(x);
     case MF_CBRTF: return duo_cbrtf(x);
+    case MF_ERFF: return duo_erff(x);
     case MF_ATAN2F: return duo_atan2f(x, y);
     case MF_HYPOTF: return duo_hypotf(x, y);
     default: return 0.0f;

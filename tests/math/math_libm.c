@@ -28,6 +28,7 @@ double mf_libm(int f, double x, double y)
     case MF_COSHF: return cosh(x);
     case MF_TANHF: return tanh(x);
     case MF_CBRTF: return cbrt(x);
+    case MF_ERFF: return erf(x);
     case MF_ATAN2F: return atan2(x, y);
     case MF_HYPOTF: return hypot(x, y);
     }

@@ -32,6 +32,7 @@ static mpfr_fn1 mpfr_of(int f)
     case MF_COSHF: return mpfr_cosh;
     case MF_TANHF: return mpfr_tanh;
     case MF_CBRTF: return mpfr_cbrt;
+    case MF_ERFF: return mpfr_erf;
     }
     return NULL;
 }

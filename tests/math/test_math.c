@@ -243,6 +243,8 @@ static void test_annex_f(void)
         {MF_COSHF, -inf, 0, inf}, {MF_TANHF, -0.0f, 0, -0.0f},
         {MF_TANHF, -inf, 0, -1.0f}, {MF_CBRTF, -27.0f, 0, -3.0f},
         {MF_CBRTF, -0.0f, 0, -0.0f}, {MF_CBRTF, -inf, 0, -inf},
+        {MF_ERFF, -0.0f, 0, -0.0f}, {MF_ERFF, inf, 0, 1.0f},
+        {MF_ERFF, -inf, 0, -1.0f}, {MF_ERFF, 4.0f, 0, 1.0f},
         {MF_ATAN2F, 0.0f, -0.0f, pi}, {MF_ATAN2F, -0.0f, -0.0f, -pi},
         {MF_ATAN2F, 0.0f, 0.0f, 0.0f}, {MF_ATAN2F, -0.0f, 0.0f, -0.0f},
         {MF_ATAN2F, -0.0f, -2.0f, -pi}, {MF_ATAN2F, 0.0f, 2.0f, 0.0f},

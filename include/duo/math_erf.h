@@ -1,0 +1,58 @@
+/*
+ * duo/math_erf.h - erff of duo/math.h.  Included by <duo/math.h>.
+ *
+ * erf is odd: for |x| >= 4, erf rounds to +-1 (1 - erf(4) = 1.5e-8 is
+ * below half a float ulp under 1, 2^-25); below, a Taylor series about
+ * the nearest c = k/32 (|x - c| <= 1/64, exact in double):
+ *
+ *   erf(c + h) = erf(c) + sum_{n >= 0} b_n h^(n+1) / (n + 1),
+ *
+ * where b_n are the Taylor coefficients of erf' = 2/sqrt(pi) exp(-x^2)
+ * at c: b_0 = erf'(c), b_1 = -2 c b_0, b_(n+1) = (-2 c b_n - 2 b_(n-1)) /
+ * (n + 1) (from g' = -2 x g).  erf(c) and b_0 come from a table as pairs
+ * of doubles (math_tables.h); erf(c) + b_0 h is formed as a pair, the
+ * rest (at most 2^-9 of the result; terms fall by at least 8 (n + 1) at
+ * each step) in double by Horner's rule, 11 terms, then the pair is
+ * rounded once to float.
+ */
+#ifndef DUO_MATH_ERF_H
+#define DUO_MATH_ERF_H
+
+#include <duo/math_core.h>
+
+DUO_DEVICE float duo_erff(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    const float ax = fabsf(x);
+    if (ax >= 4.0f) /* and +-inf */
+        return x < 0.0f ? -1.0f : 1.0f;
+    const int k = (int)(ax * 32.0f + 0.5f);
+    const double c = (double)k * 0x1p-5;
+    const double h = (double)ax - c; /* exact, |h| <= 1/64 */
+    const double *t = DUO_MATH_T(duo_m_erf_32_) + 4 * k;
+    /* b_n for n = 1..11, then the tail sum_{n>=1} b_n h^n / (n + 1) by
+     * Horner's rule, from the last term. */
+    enum { TERMS = 11 };
+    double b[TERMS + 1];
+    b[0] = t[2];
+    b[1] = duo_m_mul_(-2.0 * c, b[0]);
+    for (int n = 1; n < TERMS; ++n)
+        b[n + 1] = (duo_m_mul_(-2.0 * c, b[n]) - 2.0 * b[n - 1]) /
+                   (double)(n + 1);
+    double tail = 0.0;
+    for (int n = TERMS; n >= 1; --n)
+        tail = duo_m_mul_(tail + b[n] / (double)(n + 1), h);
+    tail = duo_m_mul_(tail, h);
+    /* erf(c) + (b0_hi + b0_lo) h + tail, as a pair. */
+    double pl;
+    const double ph = duo_m_two_prod_(t[2], h, &pl);
+    pl += duo_m_mul_(t[3], h);
+    double sl;
+    const double sh = duo_m_two_sum_(t[0], ph, &sl);
+    const double lo = sl + (t[1] + pl + tail);
+    const float r = duo_m_dd_to_float_(sh, lo);
+    return duo_m_f2u_(x) >> 31 ? -r : r; /* -0 for -0 */
+}
+
+#endif /* DUO_MATH_ERF_H */
