@@ -15,10 +15,11 @@
 # nearest, julia, compact), sorts, duo-atomics' dump (integer atomics and
 # duo_reduce), the solvers' (cg, bicgstab: fixed-order sums, fma
 # kernels) and duo-lens's (float rays with fmaf and <duo/math.h>,
-# fixed-order sums, so the same optimizer steps) must match exactly; other floats use duo-compare's defaults,
-# except gemm and matmul, whose dot products are summed in different
-# orders: they get the absolute bound 2 (K+2) u K that two independently
-# rounded dot products of K terms in (-1, 1) satisfy.
+# fixed-order sums, so the same optimizer steps) must match exactly;
+# other floats use duo-compare's defaults, except gemm and matmul, whose
+# dot products are summed in different orders: they get the absolute
+# bound 2 (K+2) u K that two independently rounded dot products of K
+# terms in (-1, 1) satisfy.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
