@@ -13,8 +13,8 @@
  *       [--check] [--png FILE] [--dump FILE]
  *
  * One merit evaluation, as a GPU port of such a code does it (16
- * operations, all on the default stream, the host waiting only for the
- * last three):
+ * operations, all on the default stream; the host waits only at the two
+ * user reductions and the two copies at the end):
  *   clear_tallies              lost-ray counters to 0
  *   start_rays                 every ray at its pupil point, along +z
  *   4 x transfer_to_surface    to the sphere (Spencer & Murty's form),
