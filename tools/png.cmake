@@ -1,10 +1,11 @@
 # duo_use_png(<target>): <target> compiles tools/png_rgb.c; with libpng
 # found, that file writes PNG files, without it its writer fails with a
-# message naming the missing library (duo-julia --png, duo-compare --png).
+# message naming the missing library (duo-julia --png, duo-lens --png,
+# duo-compare --png).
 find_package(PNG)
 if(NOT PNG_FOUND)
-  message(STATUS "libpng not found: duo-julia and duo-compare are built "
-                 "without --png")
+  message(STATUS "libpng not found: duo-julia, duo-lens and duo-compare "
+                 "are built without --png")
 endif()
 function(duo_use_png target)
   if(PNG_FOUND)

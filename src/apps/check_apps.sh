@@ -33,7 +33,7 @@ echo "check_apps: backend $backend ($reason)"
 ${MAKE:-make} --no-print-directory "$backend"
 
 bin="build/$backend/bin"
-for app in duo-saxpy duo-reduce duo-gemm; do
+for app in duo-saxpy duo-reduce duo-gemm duo-lens; do
     if [[ ! -x "$bin/$app" ]]; then
         echo "check_apps: $bin/$app was not built (DUO_BUILD_APPS=OFF?)" >&2
         exit 1
@@ -47,6 +47,7 @@ runs=(
     "duo-reduce"
     "duo-gemm"
     "duo-gemm 513 257 129"
+    "duo-lens"
 )
 
 rows=()     # "label|backend|size|time|rate|check", one per run

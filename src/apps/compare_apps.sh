@@ -13,11 +13,13 @@
 #
 # Dumps and logs go to build/compare/.  Integer results (primes, pi,
 # nearest, julia, compact), sorts, duo-atomics' dump (integer atomics and
-# duo_reduce) and the solvers' (cg, bicgstab: fixed-order sums, fma
-# kernels) must match exactly; other floats use duo-compare's defaults,
-# except gemm and matmul, whose dot products are summed in different
-# orders: they get the absolute bound 2 (K+2) u K that two independently
-# rounded dot products of K terms in (-1, 1) satisfy.
+# duo_reduce), the solvers' (cg, bicgstab: fixed-order sums, fma
+# kernels) and duo-lens's (float rays with fmaf and <duo/math.h>,
+# fixed-order sums, so the same optimizer steps) must match exactly;
+# other floats use duo-compare's defaults, except gemm and matmul, whose
+# dot products are summed in different orders: they get the absolute
+# bound 2 (K+2) u K that two independently rounded dot products of K
+# terms in (-1, 1) satisfy.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -71,6 +73,7 @@ runs=(
     "duo-sort|1000003 --type i64 --order desc --seed 7|--exact"
     "duo-atomics|1000003 --seed 7|--exact"
     "duo-compact|4000037|--exact"
+    "duo-lens|100003 --iters 5|--exact"
 )
 
 # median_ms of the first result line, and its size= field.

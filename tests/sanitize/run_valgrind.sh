@@ -42,6 +42,7 @@ runs=(
   "duo-sort 1009 --type f64 --order desc --pairs"
   "duo-atomics 1003"
   "duo-compact 1009 --number 720720"
+  "duo-lens 1009 --iters 1"
 )
 vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
     --show-leak-kinds=definite,indirect,possible
