@@ -168,6 +168,7 @@ void duo_validate_finalize(void)
     if (mode.report != NULL)
         fclose(mode.report);
     memset(&mode, 0, sizeof mode);
+    duo_vd_launch_free();
 }
 
 /* ------------------------------------------------------------------ */
@@ -222,6 +223,7 @@ void duo_vd_compare(int kind, const void *a, const void *b, size_t n,
                     duo_vd_diff *d)
 {
     memset(d, 0, sizeof *d);
+    d->identical = 1;
     const size_t size = duo_vd_elem_size(kind);
     const int is_float = kind == DUO_VD_F32 || kind == DUO_VD_F64;
     const unsigned char *pa = (const unsigned char *)a;
@@ -233,6 +235,7 @@ void duo_vd_compare(int kind, const void *a, const void *b, size_t n,
         if (memcmp(pa + start * size, pb + start * size,
                    (end - start) * size) == 0)
             continue;
+        d->identical = 0;
         for (size_t i = start; i < end; ++i) {
             if (memcmp(pa + i * size, pb + i * size, size) == 0)
                 continue;

@@ -29,6 +29,8 @@ extern "C" {
 duo_status duo_validate_init(int gpu);
 /* duo_finalize: the summary, if the mode was on; then off. */
 void duo_validate_finalize(void);
+/* The buffers the launches' checks keep (validate_launch.c). */
+void duo_vd_launch_free(void);
 
 /* 1 on the GPU (host path against GPU), 0 on the host (one thread
  * against all threads). */
@@ -57,6 +59,7 @@ typedef struct duo_vd_diff {
     uint64_t first_ulps; /* its distance (floats; UINT64_MAX: NaN
                             against a number)                           */
     uint64_t max_ulps;  /* largest distance of numbers (floats)       */
+    int identical;      /* the n elements' bits are all equal         */
 } duo_vd_diff;
 void duo_vd_compare(int kind, const void *a, const void *b, size_t n,
                     duo_vd_diff *d);

@@ -7,7 +7,11 @@
  * the whole allocation it falls in is copied before the launch.  So a
  * check costs the copies of the allocations the launch names, and every
  * check starts from the memory as it was before that launch: a
- * difference is the launch's own, not one it inherited.
+ * difference is the launch's own, not one it inherited.  On the host
+ * only the allocations a launch may write are copied (the second run
+ * reads the others as the first did); on the GPU every one is, since the
+ * host run reads host copies.  The copies' buffers are kept from launch
+ * to launch, grown as needed, and freed at duo_finalize.
  *
  * What cannot be checked is skipped, with its reason in the summary: a
  * pointer duo did not allocate (the kernel could write memory that
@@ -37,6 +41,7 @@ typedef struct vd_array {
     unsigned char *before;   /* its bytes before the launch; on the GPU
                                 the host run then writes into them        */
     unsigned char *other;    /* host: every thread's results             */
+    size_t before_cap, other_cap; /* the buffers' sizes, kept by the slot */
 } vd_array;
 
 static struct {
@@ -51,16 +56,35 @@ static struct {
     double t0;
 } op;
 
+/* The launch is over: its slots (and their buffers) wait for the next. */
 static void release(void)
 {
-    for (int i = 0; i < op.narrays; ++i) {
+    op.narrays = 0;
+    op.active = 0;
+}
+
+void duo_vd_launch_free(void)
+{
+    for (int i = 0; i < op.capacity; ++i) {
         free(op.arrays[i].before);
         free(op.arrays[i].other);
     }
     free(op.arrays);
-    op.arrays = NULL;
-    op.narrays = op.capacity = 0;
-    op.active = 0;
+    memset(&op, 0, sizeof op);
+}
+
+/* *buf holds at least `bytes` (kept if it does already); 0 when no
+ * memory is left. */
+static int reserve(unsigned char **buf, size_t *cap, size_t bytes)
+{
+    if (*cap >= bytes && *buf != NULL)
+        return 1;
+    unsigned char *p = (unsigned char *)realloc(*buf, bytes > 0 ? bytes : 1);
+    if (p == NULL)
+        return 0;
+    *buf = p;
+    *cap = bytes;
+    return 1;
 }
 
 static vd_array *array_of(const duo_alloc_view *v)
@@ -73,11 +97,18 @@ static vd_array *array_of(const duo_alloc_view *v)
         vd_array *p = (vd_array *)realloc(op.arrays, (size_t)cap * sizeof *p);
         if (p == NULL)
             return NULL;
+        memset(p + op.capacity, 0,
+               (size_t)(cap - op.capacity) * sizeof *p);
         op.arrays = p;
         op.capacity = cap;
     }
     vd_array *a = &op.arrays[op.narrays++];
+    const vd_array kept = *a; /* the slot's buffers */
     memset(a, 0, sizeof *a);
+    a->before = kept.before;
+    a->other = kept.other;
+    a->before_cap = kept.before_cap;
+    a->other_cap = kept.other_cap;
     a->alloc = *v;
     a->arg = -1;
     a->kind = DUO_VD_BYTES;
@@ -168,10 +199,11 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         return skip("the work before it failed");
     for (int i = 0; i < op.narrays; ++i) {
         vd_array *a = &op.arrays[i];
-        a->before = (unsigned char *)malloc(a->alloc.bytes);
-        if (!gpu && a->written)
-            a->other = (unsigned char *)malloc(a->alloc.bytes);
-        if (a->before == NULL || (!gpu && a->written && a->other == NULL))
+        if (!gpu && !a->written)
+            continue;
+        const size_t bytes = a->alloc.bytes;
+        if (!reserve(&a->before, &a->before_cap, bytes) ||
+            (!gpu && !reserve(&a->other, &a->other_cap, bytes)))
             return skip("no host memory for the check");
         if (!fetch(a->before, a))
             return skip("copying its inputs failed");
@@ -354,7 +386,10 @@ void duo_vd_end(void)
         bytes += a->alloc.bytes;
         if (d.count > 0)
             report(a, checked, reference, &d);
-        if (!duo_vd_gpu()) /* leave what every thread computed */
+        /* Leave what every thread computed (where one thread's bits
+         * differ anywhere: most launches agree to the last byte). */
+        if (!duo_vd_gpu() &&
+            !(d.identical && a->alloc.bytes % esize == 0))
             memcpy((void *)a->alloc.base, a->other, a->alloc.bytes);
     }
     free(result);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# overhead.sh [BACKEND] [REPEATS]   (BACKEND: openmp, the default, or cuda)
+#
+# What DUO_VALIDATE=1 costs: the wall time of whole runs of duo-heat
+# 512^2, duo-cg 512^2 and duo-gemm 512^3 (one timed repetition each), in
+# the serial build, in BACKEND's build plainly and under DUO_VALIDATE=1,
+# the median of REPEATS runs (default 3) of each.  The issue's goal: a
+# validated run costs no more than the serial build's run plus the copies
+# of each checked operation's arrays (on a CPU build the check reruns
+# every operation on one thread, so "serial + plain" is its floor).
+# Builds build/serial and build/BACKEND if missing; prints a Markdown
+# table, which profiles/validate/overhead-<backend>.md records.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+backend=${1:-openmp}
+repeats=${2:-3}
+for b in serial "$backend"; do
+    [ -x "build/$b/bin/duo-heat" ] || make "$b" >/dev/null
+done
+
+apps=("duo-heat 512 512 --reps 1" "duo-cg 512 512 --reps 1"
+      "duo-gemm 512 --reps 1")
+
+# median wall seconds of `repeats` runs of: env... build/B/bin/APP ARGS
+median_seconds() {
+    local times=() t
+    for _ in $(seq "$repeats"); do
+        local t0 t1
+        t0=$(date +%s.%N)
+        env "$@" >/dev/null 2>&1
+        t1=$(date +%s.%N)
+        times+=("$(echo "$t1 - $t0" | bc -l)")
+    done
+    printf '%s\n' "${times[@]}" | sort -g | sed -n "$(( (repeats + 1) / 2 ))p"
+}
+
+echo "| app | serial s | $backend s | $backend validated s | validated / plain | validated / (serial + plain) |"
+echo "|---|---:|---:|---:|---:|---:|"
+for a in "${apps[@]}"; do
+    read -r app args <<<"$a"
+    # shellcheck disable=SC2086
+    s=$(median_seconds DUO_VALIDATE=0 "build/serial/bin/$app" $args)
+    # shellcheck disable=SC2086
+    p=$(median_seconds DUO_VALIDATE=0 "build/$backend/bin/$app" $args)
+    # shellcheck disable=SC2086
+    v=$(median_seconds DUO_VALIDATE=1 "build/$backend/bin/$app" $args)
+    printf '| %s | %.3f | %.3f | %.3f | %.2f | %.2f |\n' "$a" "$s" "$p" "$v" \
+        "$(echo "$v / $p" | bc -l)" "$(echo "$v / ($s + $p)" | bc -l)"
+done
