@@ -67,9 +67,9 @@ void *duo_cuda_reduce_scratch(duo_stream stream);
 
 /* Bad segment offsets that a check on the GPU found (segmented.cu), in
  * mapped pinned memory: the kernel fills the fields, then sets pending;
- * the next wait (duo_cuda_offsets_checked) reports and clears it.  One record for
- * all streams: two bad calls at once on two streams may mix their
- * fields, never lose the error. */
+ * the next wait (duo_cuda_offsets_checked) reports and clears it.  One
+ * record for all streams: two bad calls at once on two streams may mix
+ * their fields, never lose the error. */
 typedef struct duo_cuda_offsets_report {
     unsigned pending;
     size_t index; /* offsets[index] = value > next (offsets[index + 1], */
