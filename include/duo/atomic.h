@@ -75,50 +75,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ */
-/* The bits of a float or double and back (memcpy, which every compiler
- * turns into a register move). */
-
-DUO_DEVICE uint32_t duo_atomic_bits_f32_(float v)
-{
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(v);
-#else
-    uint32_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-#endif
-}
-DUO_DEVICE float duo_atomic_f32_(uint32_t b)
-{
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(b);
-#else
-    float v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-#endif
-}
-DUO_DEVICE uint64_t duo_atomic_bits_f64_(double v)
-{
-#if defined(__CUDA_ARCH__)
-    return (uint64_t)__double_as_longlong(v);
-#else
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-#endif
-}
-DUO_DEVICE double duo_atomic_f64_(uint64_t b)
-{
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double((long long)b);
-#else
-    double v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-#endif
-}
+#include <duo/bits.h>
 
 #if defined(__CUDA_ARCH__)
 /* ---- the GPU: native atomics ------------------------------------- */
@@ -252,10 +209,10 @@ DUO_DEVICE uint64_t duo_atomic_key_f64_(uint64_t b)
         B *q = (B *)p;                                                        \
         B old = __atomic_load_n(q, __ATOMIC_RELAXED);                         \
         while (!__atomic_compare_exchange_n(                                  \
-            q, &old, duo_atomic_bits_##sfx##_(duo_atomic_##sfx##_(old) + v), \
+            q, &old, duo_bits_from_##sfx##_(duo_##sfx##_from_bits_(old) + v), \
             1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {                         \
         }                                                                     \
-        return duo_atomic_##sfx##_(old);                                      \
+        return duo_##sfx##_from_bits_(old);                                   \
     }                                                                         \
     DUO_DEVICE B duo_atomic_min_bits_##sfx##_(B *q, B b)                      \
     {                                                                         \
@@ -269,13 +226,13 @@ DUO_DEVICE uint64_t duo_atomic_key_f64_(uint64_t b)
     }                                                                         \
     DUO_DEVICE T duo_atomic_min_##sfx(T *p, T v)                              \
     {                                                                         \
-        return duo_atomic_##sfx##_(                                           \
-            duo_atomic_min_bits_##sfx##_((B *)p, duo_atomic_bits_##sfx##_(v))); \
+        return duo_##sfx##_from_bits_(duo_atomic_min_bits_##sfx##_(          \
+            (B *)p, duo_bits_from_##sfx##_(v)));                              \
     }                                                                         \
     DUO_DEVICE T duo_atomic_max_##sfx(T *p, T v)                              \
     {                                                                         \
-        return duo_atomic_##sfx##_(                                           \
-            duo_atomic_max_bits_##sfx##_((B *)p, duo_atomic_bits_##sfx##_(v))); \
+        return duo_##sfx##_from_bits_(duo_atomic_max_bits_##sfx##_(          \
+            (B *)p, duo_bits_from_##sfx##_(v)));                              \
     }
 
 DUO_ATOMIC_FLOAT_(f32, float, uint32_t)

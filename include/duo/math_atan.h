@@ -92,7 +92,7 @@ DUO_DEVICE float duo_atanf(float x)
     } else {
         duo_m_angle_(ax, 0.0, 1.0, 0.0, &hi, &lo);
     }
-    return duo_m_signed_(duo_m_f2u_(x) >> 31, hi, lo);
+    return duo_m_signed_(duo_bits_from_f32_(x) >> 31, hi, lo);
 }
 
 DUO_DEVICE float duo_atan2f(float y, float x)
@@ -101,7 +101,7 @@ DUO_DEVICE float duo_atan2f(float y, float x)
         return duo_m_qnan_(y);
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
-    int ny = duo_m_f2u_(y) >> 31, nx = duo_m_f2u_(x) >> 31;
+    int ny = duo_bits_from_f32_(y) >> 31, nx = duo_bits_from_f32_(x) >> 31;
     double ay = fabs((double)y), ax = fabs((double)x), hi, lo;
     const double inf = (double)INFINITY;
     if (ay == 0.0 || ax == inf) {
@@ -151,7 +151,7 @@ DUO_DEVICE float duo_asinf(float x)
         duo_m_sqrt_1mx2_(ax, &sh, &sl);
         duo_m_angle_(ax, 0.0, sh, sl, &hi, &lo);
     }
-    return duo_m_signed_(duo_m_f2u_(x) >> 31, hi, lo);
+    return duo_m_signed_(duo_bits_from_f32_(x) >> 31, hi, lo);
 }
 
 DUO_DEVICE float duo_acosf(float x)
@@ -194,7 +194,7 @@ DUO_DEVICE double duo_atan(double x)
     } else {
         duo_m_angle_(ax, 0.0, 1.0, 0.0, &hi, &lo);
     }
-    return duo_m_signed_d_(duo_m_d2u_(x) >> 63, hi, lo);
+    return duo_m_signed_d_(duo_bits_from_f64_(x) >> 63, hi, lo);
 }
 
 DUO_DEVICE double duo_atan2(double y, double x)
@@ -203,7 +203,7 @@ DUO_DEVICE double duo_atan2(double y, double x)
         return duo_m_qnan_d_(y);
     if (duo_m_isnan_d_(x))
         return duo_m_qnan_d_(x);
-    int ny = duo_m_d2u_(y) >> 63, nx = duo_m_d2u_(x) >> 63;
+    int ny = duo_bits_from_f64_(y) >> 63, nx = duo_bits_from_f64_(x) >> 63;
     double ay = fabs(y), ax = fabs(x), hi, lo;
     const double inf = (double)INFINITY;
     if (ay == 0.0 || ax == inf) {
@@ -247,7 +247,7 @@ DUO_DEVICE double duo_asin(double x)
         duo_m_sqrt_1mx2_(ax, &sh, &sl);
         duo_m_angle_(ax, 0.0, sh, sl, &hi, &lo);
     }
-    return duo_m_signed_d_(duo_m_d2u_(x) >> 63, hi, lo);
+    return duo_m_signed_d_(duo_bits_from_f64_(x) >> 63, hi, lo);
 }
 
 DUO_DEVICE double duo_acos(double x)

@@ -52,54 +52,12 @@
 /* ------------------------------------------------------------------ */
 /* Bits                                                                */
 
-DUO_DEVICE uint32_t duo_m_f2u_(float x)
-{
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(x);
-#else
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
-DUO_DEVICE float duo_m_u2f_(uint32_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __uint_as_float(u);
-#else
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-#endif
-}
-
-DUO_DEVICE uint64_t duo_m_d2u_(double x)
-{
-#ifdef __CUDA_ARCH__
-    return (uint64_t)__double_as_longlong(x);
-#else
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
-DUO_DEVICE double duo_m_u2d_(uint64_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)u);
-#else
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-#endif
-}
+#include <duo/bits.h>
 
 /* 2^e for -1022 <= e <= 1023, exactly. */
 DUO_DEVICE double duo_m_pow2_(int e)
 {
-    return duo_m_u2d_((uint64_t)(e + 1023) << 52);
+    return duo_f64_from_bits_((uint64_t)(e + 1023) << 52);
 }
 
 /* Leading zeros of a nonzero 64-bit word. */
@@ -124,32 +82,33 @@ DUO_DEVICE int duo_m_clz64_(uint64_t v)
  * comes back quieted, a domain error gives the positive quiet NaN. */
 DUO_DEVICE float duo_m_qnan_(float x)
 {
-    return duo_m_u2f_(duo_m_f2u_(x) | 0x00400000u);
+    return duo_f32_from_bits_(duo_bits_from_f32_(x) | 0x00400000u);
 }
 
 DUO_DEVICE float duo_m_nan_(void)
 {
-    return duo_m_u2f_(0x7fc00000u);
+    return duo_f32_from_bits_(0x7fc00000u);
 }
 
 DUO_DEVICE int duo_m_isnan_(float x)
 {
-    return (duo_m_f2u_(x) & 0x7fffffffu) > 0x7f800000u;
+    return (duo_bits_from_f32_(x) & 0x7fffffffu) > 0x7f800000u;
 }
 
 DUO_DEVICE int duo_m_isnan_d_(double x)
 {
-    return (duo_m_d2u_(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+    return (duo_bits_from_f64_(x) & 0x7fffffffffffffffull) >
+           0x7ff0000000000000ull;
 }
 
 DUO_DEVICE double duo_m_qnan_d_(double x)
 {
-    return duo_m_u2d_(duo_m_d2u_(x) | 0x0008000000000000ull);
+    return duo_f64_from_bits_(duo_bits_from_f64_(x) | 0x0008000000000000ull);
 }
 
 DUO_DEVICE double duo_m_nan_d_(void)
 {
-    return duo_m_u2d_(0x7ff8000000000000ull);
+    return duo_f64_from_bits_(0x7ff8000000000000ull);
 }
 
 /* ------------------------------------------------------------------ */
@@ -223,10 +182,10 @@ DUO_DEVICE float duo_m_dd_to_float_(double hi, double lo)
     double e;
     double s = duo_m_two_sum_(hi, lo, &e);
     if (e != 0.0) {
-        uint64_t b = duo_m_d2u_(s);
+        uint64_t b = duo_bits_from_f64_(s);
         if (!(b & 1u))
             b = ((e > 0.0) == (s > 0.0)) ? b + 1u : b - 1u;
-        s = duo_m_u2d_(b);
+        s = duo_f64_from_bits_(b);
     }
     return (float)s;
 }

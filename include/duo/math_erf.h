@@ -52,7 +52,7 @@ DUO_DEVICE float duo_erff(float x)
     const double sh = duo_m_two_sum_(t[0], ph, &sl);
     const double lo = sl + (t[1] + pl + tail);
     const float r = duo_m_dd_to_float_(sh, lo);
-    return duo_m_f2u_(x) >> 31 ? -r : r; /* -0 for -0 */
+    return duo_bits_from_f32_(x) >> 31 ? -r : r; /* -0 for -0 */
 }
 
 #endif /* DUO_MATH_ERF_H */

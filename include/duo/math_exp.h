@@ -78,7 +78,7 @@ DUO_DEVICE float duo_expf(float x)
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
     if (x > 89.0f)
-        return duo_m_u2f_(0x7f800000u); /* e^89 > FLT_MAX: +inf */
+        return duo_f32_from_bits_(0x7f800000u); /* e^89 > FLT_MAX: +inf */
     if (x < -104.0f)
         return 0.0f; /* e^-104 < 2^-150: rounds to +0 */
     double hi, lo;
@@ -91,7 +91,7 @@ DUO_DEVICE float duo_exp2f(float x)
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
     if (x >= 128.0f)
-        return duo_m_u2f_(0x7f800000u);
+        return duo_f32_from_bits_(0x7f800000u);
     if (x <= -151.0f)
         return 0.0f;
     /* x = k/64 + r exactly, |r| <= 1/128; 2^r - 1 by its Taylor series
@@ -117,7 +117,7 @@ DUO_DEVICE float duo_expm1f(float x)
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
     if (x > 89.0f)
-        return duo_m_u2f_(0x7f800000u);
+        return duo_f32_from_bits_(0x7f800000u);
     if (x < -18.0f)
         return -1.0f; /* e^x < 2^-25: -1 + e^x rounds to -1 */
     if (x == 0.0f)
@@ -148,7 +148,7 @@ DUO_DEVICE float duo_sinhf(float x)
     double ax = fabs((double)x);
     float sign = x < 0.0f ? -1.0f : 1.0f;
     if (ax > 90.0)
-        return sign * duo_m_u2f_(0x7f800000u);
+        return sign * duo_f32_from_bits_(0x7f800000u);
     if (ax == 0.0)
         return x;
     double hi, lo;
@@ -177,7 +177,7 @@ DUO_DEVICE float duo_coshf(float x)
         return duo_m_qnan_(x);
     double ax = fabs((double)x);
     if (ax > 90.0)
-        return duo_m_u2f_(0x7f800000u);
+        return duo_f32_from_bits_(0x7f800000u);
     double ah, al, bh, bl, e;
     duo_m_exp_halves_(ax, &ah, &al, &bh, &bl);
     double hi = duo_m_two_sum_(ah, bh, &e);

@@ -19,10 +19,11 @@
 /* log u = *hi + *lo for a positive finite normal double u. */
 DUO_DEVICE void duo_m_log_dd_(double u, double *hi, double *lo)
 {
-    uint64_t b = duo_m_d2u_(u);
+    uint64_t b = duo_bits_from_f64_(u);
     int e = (int)(b >> 52) - 1023;
     int i = (int)((b >> 45) & 127u);
-    double m = duo_m_u2d_((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    double m = duo_f64_from_bits_((b & 0x000fffffffffffffull) |
+                                  0x3ff0000000000000ull);
     double c = DUO_MATH_T(duo_m_log_c_)[i];
     double pe;
     double p = duo_m_two_prod_(m, c, &pe);
@@ -52,13 +53,13 @@ DUO_DEVICE void duo_m_log_dd_(double u, double *hi, double *lo)
  * the result. */
 DUO_DEVICE int duo_m_log_special_(float x, float *out)
 {
-    uint32_t b = duo_m_f2u_(x);
+    uint32_t b = duo_bits_from_f32_(x);
     if (duo_m_isnan_(x)) {
         *out = duo_m_qnan_(x);
         return 1;
     }
     if ((b & 0x7fffffffu) == 0) {
-        *out = duo_m_u2f_(0xff800000u); /* log(+-0) = -inf */
+        *out = duo_f32_from_bits_(0xff800000u); /* log(+-0) = -inf */
         return 1;
     }
     if (b >> 31) {
@@ -118,10 +119,10 @@ DUO_DEVICE float duo_log1pf(float x)
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
     if (x == -1.0f)
-        return duo_m_u2f_(0xff800000u);
+        return duo_f32_from_bits_(0xff800000u);
     if (x < -1.0f)
         return duo_m_nan_();
-    if (duo_m_f2u_(x) == 0x7f800000u)
+    if (duo_bits_from_f32_(x) == 0x7f800000u)
         return x;
     double xd = (double)x;
     double hi, lo;
@@ -151,7 +152,7 @@ DUO_DEVICE float duo_log1pf(float x)
  * exact; its rounding error joins the low part), error below 0.51 ulp. */
 DUO_DEVICE double duo_log(double x)
 {
-    uint64_t b = duo_m_d2u_(x);
+    uint64_t b = duo_bits_from_f64_(x);
     if (duo_m_isnan_d_(x))
         return duo_m_qnan_d_(x);
     if ((b << 1) == 0)

@@ -21,17 +21,17 @@ DUO_DEVICE float duo_cbrtf(float x)
     float ax = fabsf(x);
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
-    if (ax == 0.0f || ax == duo_m_u2f_(0x7f800000u))
+    if (ax == 0.0f || ax == duo_f32_from_bits_(0x7f800000u))
         return x;
-    uint64_t b = duo_m_d2u_((double)ax);
+    uint64_t b = duo_bits_from_f64_((double)ax);
     int e = (int)(b >> 52) - 1023;
     int k = (e + 300) / 3 - 100; /* floor(e / 3) */
     int j = e - 3 * k;
-    double m = duo_m_u2d_((b & 0x000fffffffffffffull) |
+    double m = duo_f64_from_bits_((b & 0x000fffffffffffffull) |
                           ((uint64_t)(1023 + j) << 52));
     /* Estimate: a third of the bits above 1.0, as an integer. */
     const uint64_t one = 0x3ff0000000000000ull;
-    double y = duo_m_u2d_(one + (duo_m_d2u_(m) - one) / 3);
+    double y = duo_f64_from_bits_(one + (duo_bits_from_f64_(m) - one) / 3);
     for (int it = 0; it < 3; ++it) {
         double y3 = duo_m_mul_(duo_m_mul_(y, y), y);
         y = duo_m_mul_(y, (y3 + 2.0 * m) / (2.0 * y3 + m));
@@ -50,7 +50,7 @@ DUO_DEVICE float duo_cbrtf(float x)
 DUO_DEVICE float duo_hypotf(float x, float y)
 {
     float ax = fabsf(x), ay = fabsf(y);
-    const float inf = duo_m_u2f_(0x7f800000u);
+    const float inf = duo_f32_from_bits_(0x7f800000u);
     if (ax == inf || ay == inf)
         return inf; /* even when the other is NaN (C Annex F) */
     if (duo_m_isnan_(x))

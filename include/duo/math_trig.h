@@ -71,7 +71,7 @@ DUO_DEVICE int duo_m_ph_finish_(uint64_t n0, uint64_t n1, uint64_t n2,
  * returns k mod 128. */
 DUO_DEVICE int duo_m_rem_pio64_big_(float ax, double *rh, double *rl)
 {
-    uint32_t b = duo_m_f2u_(ax);
+    uint32_t b = duo_bits_from_f32_(ax);
     uint64_t m = (b & 0x7fffffu) | 0x800000u;
     /* ax 64/pi = m 2^ex (2/pi): ex = exponent - 23 + 5. */
     int ex = (int)(b >> 23) - 150 + 5;
@@ -99,7 +99,7 @@ DUO_DEVICE int duo_m_rem_pio64_big_(float ax, double *rh, double *rl)
  * later (so both line up). */
 DUO_DEVICE int duo_m_rem_pio64_big_d_(double ax, double *rh, double *rl)
 {
-    uint64_t b = duo_m_d2u_(ax);
+    uint64_t b = duo_bits_from_f64_(ax);
     uint64_t m = (b & 0x000fffffffffffffull) | 0x0010000000000000ull;
     uint64_t m0 = m & 0xffffffffu, m1 = m >> 32;
     int ex = (int)(b >> 52) - 1075 + 5;
@@ -186,20 +186,20 @@ DUO_DEVICE void duo_m_sincos_eval_(int k, double rh, double sl, double cm,
 DUO_DEVICE float duo_sinf(float x)
 {
     float ax = fabsf(x);
-    if (!(ax < duo_m_u2f_(0x7f800000u)))
+    if (!(ax < duo_f32_from_bits_(0x7f800000u)))
         return duo_m_isnan_(x) ? duo_m_qnan_(x) : duo_m_nan_();
     double rh, rl, sl, cm, hi, lo;
     int k = duo_m_rem_pio64_(ax, &rh, &rl);
     duo_m_sincos_small_(rh, rl, &sl, &cm);
     duo_m_sincos_eval_(k, rh, sl, cm, 1, &hi, &lo);
     float y = duo_m_dd_to_float_(hi, lo);
-    return duo_m_f2u_(x) >> 31 ? -y : y;
+    return duo_bits_from_f32_(x) >> 31 ? -y : y;
 }
 
 DUO_DEVICE float duo_cosf(float x)
 {
     float ax = fabsf(x);
-    if (!(ax < duo_m_u2f_(0x7f800000u)))
+    if (!(ax < duo_f32_from_bits_(0x7f800000u)))
         return duo_m_isnan_(x) ? duo_m_qnan_(x) : duo_m_nan_();
     double rh, rl, sl, cm, hi, lo;
     int k = duo_m_rem_pio64_(ax, &rh, &rl);
@@ -211,7 +211,7 @@ DUO_DEVICE float duo_cosf(float x)
 DUO_DEVICE void duo_sincosf(float x, float *s, float *c)
 {
     float ax = fabsf(x);
-    if (!(ax < duo_m_u2f_(0x7f800000u))) {
+    if (!(ax < duo_f32_from_bits_(0x7f800000u))) {
         *s = *c = duo_m_isnan_(x) ? duo_m_qnan_(x) : duo_m_nan_();
         return;
     }
@@ -220,7 +220,7 @@ DUO_DEVICE void duo_sincosf(float x, float *s, float *c)
     duo_m_sincos_small_(rh, rl, &sl, &cm);
     duo_m_sincos_eval_(k, rh, sl, cm, 1, &hi, &lo);
     float y = duo_m_dd_to_float_(hi, lo);
-    *s = duo_m_f2u_(x) >> 31 ? -y : y;
+    *s = duo_bits_from_f32_(x) >> 31 ? -y : y;
     duo_m_sincos_eval_(k, rh, sl, cm, 0, &hi, &lo);
     *c = duo_m_dd_to_float_(hi, lo);
 }
@@ -228,7 +228,7 @@ DUO_DEVICE void duo_sincosf(float x, float *s, float *c)
 DUO_DEVICE float duo_tanf(float x)
 {
     float ax = fabsf(x);
-    if (!(ax < duo_m_u2f_(0x7f800000u)))
+    if (!(ax < duo_f32_from_bits_(0x7f800000u)))
         return duo_m_isnan_(x) ? duo_m_qnan_(x) : duo_m_nan_();
     double rh, rl, sl, cm, sh, slo, ch, clo;
     int k = duo_m_rem_pio64_(ax, &rh, &rl);
@@ -238,7 +238,7 @@ DUO_DEVICE float duo_tanf(float x)
     double ql;
     double q = duo_m_dd_div_(sh, slo, ch, clo, &ql);
     float y = duo_m_dd_to_float_(q, ql);
-    return duo_m_f2u_(x) >> 31 ? -y : y;
+    return duo_bits_from_f32_(x) >> 31 ? -y : y;
 }
 
 /* |x| = k pi/64 + (*rh + *rl), |r| <= pi/128 (and a hair), for a finite
@@ -296,7 +296,7 @@ DUO_DEVICE double duo_sin(double x)
     double hi, lo;
     duo_m_sincos_d_(x, 1, &hi, &lo);
     double y = hi + lo;
-    return duo_m_d2u_(x) >> 63 ? -y : y;
+    return duo_bits_from_f64_(x) >> 63 ? -y : y;
 }
 
 DUO_DEVICE double duo_cos(double x)
@@ -319,7 +319,7 @@ DUO_DEVICE double duo_tan(double x)
     duo_m_sincos_eval_(k, rh, sl, cm, 0, &ch, &clo);
     double q = duo_m_dd_div_(sh, slo, ch, clo, &ql);
     double y = q + ql;
-    return duo_m_d2u_(x) >> 63 ? -y : y;
+    return duo_bits_from_f64_(x) >> 63 ? -y : y;
 }
 
 #endif /* DUO_MATH_TRIG_H */

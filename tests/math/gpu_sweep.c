@@ -33,8 +33,8 @@ DUO_KERNEL(sweep_eval, size_t n, uint32_t base, int f, float *out)
 {
     DUO_FOR(i, n) {
         uint32_t u = base + (uint32_t)i;
-        out[i] = duo_math_eval(f, duo_m_u2f_(u),
-                               duo_m_u2f_(sweep_partner(u)));
+        out[i] = duo_math_eval(f, duo_f32_from_bits_(u),
+                               duo_f32_from_bits_(sweep_partner(u)));
     }
 }
 
@@ -79,9 +79,9 @@ int main(int argc, char **argv)
     reduction(min : slice_first)
             for (long long i = 0; i < (long long)SLICE; ++i) {
                 uint32_t u = (uint32_t)(base + (uint64_t)i);
-                float h = duo_math_eval(f, duo_m_u2f_(u),
-                                        duo_m_u2f_(sweep_partner(u)));
-                if (duo_m_f2u_(h) != duo_m_f2u_(got[i])) {
+                float h = duo_math_eval(f, duo_f32_from_bits_(u),
+                                        duo_f32_from_bits_(sweep_partner(u)));
+                if (duo_bits_from_f32_(h) != duo_bits_from_f32_(got[i])) {
                     ++slice_bad;
                     if ((uint64_t)i < slice_first)
                         slice_first = (uint64_t)i;
@@ -94,7 +94,8 @@ int main(int argc, char **argv)
         printf("%-12s %" PRIu64 " of 4294967296 differ", mf_names[f], bad);
         if (bad) {
             uint32_t u = (uint32_t)first;
-            float x = duo_m_u2f_(u), y = duo_m_u2f_(sweep_partner(u));
+            float x = duo_f32_from_bits_(u);
+            float y = duo_f32_from_bits_(sweep_partner(u));
             float h = duo_math_eval(f, x, y);
             DUO_CHECK(DUO_LAUNCH(sweep_eval, 1, (size_t)1, u, f, dout));
             float d;
