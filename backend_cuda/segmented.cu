@@ -10,9 +10,10 @@
  * this block touches, and in chunk order); with S = 1 the block folds its
  * slots and writes the result; with S > 1 (few segments, so that long
  * ones still spread over the GPU) the blocks leave their slots in the
- * stream's scratch and the last to finish folds them.  Chunks of one step
- * (segments below 2^21 f32 elements) are loaded BATCH at a time and
- * folded side by side, so a block has as many loads in flight as CUB's.
+ * stream's scratch and the last to finish folds them.  A chunk of one
+ * step (segments below 2^21 f32 elements) is one warp's, all its loads
+ * in flight together and no barrier until the partials are folded; the
+ * chunks of several short segments are shared among a block's warps.
  *
  * Segments from an offsets array need the offsets checked (non-
  * decreasing, the last <= n) before any result is written; they are in
@@ -37,8 +38,8 @@ namespace {
 constexpr int THREADS = DUO_REDUCE_THREADS;
 constexpr int WARPS = DUO_REDUCE_THREADS / DUO_REDUCE_WARP;
 constexpr int FINAL = DUO_REDUCE_FINAL_THREADS;
-/* Chunks folded side by side: one warp lane per (chunk, warp). */
-constexpr int BATCH = DUO_REDUCE_WARP / WARPS;
+/* Most chunks of a short segment: one warp folds their partials. */
+constexpr unsigned SHORT_CHUNKS = DUO_REDUCE_WARP;
 /* 16-byte loads in flight per thread in a chunk of several steps. */
 constexpr unsigned STEP_BATCH = 8;
 /* Most segments that share their blocks' slots through the scratch
@@ -146,68 +147,62 @@ __device__ void combine_step(typename Op::acc *lane, const Segment<In> &g,
             lane[k] = Op::apply(lane[k], Op::lift(g.x[first + k], first + k));
 }
 
-/* Step 4 for BATCH chunks side by side: their partials end in warp 0,
- * chunk b's in lane b * WARPS. */
-template <class Op>
-__device__ typename Op::acc fold_batch(typename Op::acc (&part)[BATCH])
-{
-    typedef typename Op::acc Acc;
-    __shared__ Acc sums[BATCH * WARPS]; /* [chunk][warp] */
-    const int lane = threadIdx.x % DUO_REDUCE_WARP;
-    const int warp = threadIdx.x / DUO_REDUCE_WARP;
-    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-#pragma unroll
-        for (int b = 0; b < BATCH; ++b)
-            part[b] = Op::apply(part[b], shfl_down(part[b], h));
-    if (lane == 0)
-#pragma unroll
-        for (int b = 0; b < BATCH; ++b)
-            sums[b * WARPS + warp] = part[b];
-    __syncthreads();
-    Acc v = Op::identity();
-    if (warp == 0) {
-        v = sums[lane];
-        for (int h = WARPS / 2; h > 0; h /= 2)
-            v = Op::apply(v, shfl_down(v, h));
-    }
-    __syncthreads(); /* sums[] is reused by the next batch */
-    return v;
-}
-
-/* Steps 2 to 4 for chunks c[0..count) of one step each, their loads in
- * flight together; see fold_batch for where the partials end. */
+/* Steps 2 to 4 for chunk c of one step (LANES elements from c * LANES)
+ * by one warp, which plays the chunk's THREADS threads: lane l plays
+ * threads l, l + 32, ..., so that step 4's warp v of the chunk is played
+ * by the whole warp, and each of its 16-byte loads is consecutive with
+ * its neighbours'.  All the chunk's loads are in flight together, and no
+ * other warp is waited for.  Valid in lane 0. */
 template <class Op, class In>
-__device__ typename Op::acc batch_partials(const Segment<In> &g,
-                                           const size_t (&c)[BATCH],
-                                           int count)
+__device__ typename Op::acc warp_chunk(const Segment<In> &g, size_t c)
 {
     typedef typename Op::acc Acc;
     constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
     constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
-    uint4 raw[BATCH];
-    bool whole[BATCH];
+    const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+    const size_t base = c * LANES;
+    Acc w[WARPS];
+    if (g.aligned && g.n - base >= (size_t)LANES) {
+        /* A whole chunk: eight loads at fixed offsets from one address. */
+        const uint4 *p = reinterpret_cast<const uint4 *>(g.x + base) + lane;
+        uint4 raw[WARPS];
 #pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-        const size_t first = c[b] * LANES + (size_t)threadIdx.x * VEC;
-        whole[b] = b < count && g.aligned && first + VEC <= g.n;
-        if (whole[b])
-            raw[b] = __ldg(reinterpret_cast<const uint4 *>(g.x + first));
+        for (int v = 0; v < WARPS; ++v)
+            raw[v] = __ldg(p + v * DUO_REDUCE_WARP);
+#pragma unroll
+        for (int v = 0; v < WARPS; ++v) {
+            Acc lanes[VEC];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                lanes[k] = Op::identity();
+            combine_vector<Op, In>(
+                lanes, raw[v], base + (size_t)(v * DUO_REDUCE_WARP + lane) * VEC);
+            w[v] = pair_tree<Op, VEC>(lanes);
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < WARPS; ++v) {
+            const size_t first =
+                base + (size_t)(v * DUO_REDUCE_WARP + lane) * VEC;
+            Acc lanes[VEC];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                lanes[k] = Op::identity();
+            if (first < g.n)
+                combine_step<Op, In>(lanes, g, first);
+            w[v] = pair_tree<Op, VEC>(lanes);
+        }
     }
-    Acc part[BATCH];
+    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
 #pragma unroll
-    for (int b = 0; b < BATCH; ++b) {
-        const size_t first = c[b] * LANES + (size_t)threadIdx.x * VEC;
-        Acc lane[VEC];
+        for (int v = 0; v < WARPS; ++v)
+            w[v] = Op::apply(w[v], shfl_down(w[v], h));
 #pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            lane[k] = Op::identity();
-        if (whole[b])
-            combine_vector<Op, In>(lane, raw[b], first);
-        else if (b < count)
-            combine_step<Op, In>(lane, g, first);
-        part[b] = pair_tree<Op, VEC>(lane);
-    }
-    return fold_batch<Op>(part);
+    for (int h = WARPS / 2; h > 0; h /= 2)
+#pragma unroll
+        for (int v = 0; v < h; ++v)
+            w[v] = Op::apply(w[v], w[v + h]);
+    return w[0];
 }
 
 /* Steps 2 to 4 for chunk c of `steps` (> 1) steps; valid in thread 0. */
@@ -246,9 +241,13 @@ __device__ typename Op::acc long_chunk_partial(const Segment<In> &g,
 }
 
 /* Steps 2 to 5 for the chunks of g that fall to block j of S: chunks
- * c = j, j + S, ..., each partial added, in chunk order, to slot
- * c % FINAL, kept in slots[(c % FINAL) / S] (shared).  Slots below `used`
- * = min(chunks, FINAL) start at the identity. */
+ * c = j + m S for m = 0, 1, ..., each partial added, in chunk order, to
+ * slot c % FINAL, kept in slots[m % P] (shared), P = FINAL / S.  Slots
+ * below `used` = min(chunks, FINAL) start at the identity.
+ *
+ * Chunks of one step go to the block's warps in turn: W = min(WARPS, P)
+ * warps, warp w taking m = w, w + W, ...; as W divides P, every chunk of
+ * a slot is one warp's, which adds them in order with no barrier. */
 template <class Op, class In>
 __device__ void share_chunks(const Segment<In> &g, unsigned j, unsigned S,
                              typename Op::acc *slots, size_t chunks,
@@ -258,31 +257,21 @@ __device__ void share_chunks(const Segment<In> &g, unsigned j, unsigned S,
     for (unsigned q = threadIdx.x; j + q * S < used; q += THREADS)
         slots[q] = Op::identity();
     __syncthreads();
+    const unsigned P = FINAL / S;
     if (steps == 1) {
-        for (size_t c0 = j; c0 < chunks; c0 += (size_t)BATCH * S) {
-            size_t c[BATCH];
-            int count = 0;
-#pragma unroll
-            for (int b = 0; b < BATCH; ++b) {
-                c[b] = c0 + (size_t)b * S;
-                count += c[b] < chunks;
+        const unsigned W = P < (unsigned)WARPS ? P : (unsigned)WARPS;
+        const unsigned warp = threadIdx.x / DUO_REDUCE_WARP;
+        if (warp < W)
+            for (size_t m = warp; j + m * S < chunks; m += W) {
+                const Acc p = warp_chunk<Op, In>(g, j + m * S);
+                if (threadIdx.x % DUO_REDUCE_WARP == 0)
+                    slots[m % P] = Op::apply(slots[m % P], p);
             }
-            const Acc v = batch_partials<Op, In>(g, c, count);
-            if (threadIdx.x < DUO_REDUCE_WARP)
-                for (int b = 0; b < count; ++b) {
-                    const Acc p = shfl_from(v, b * WARPS);
-                    Acc *slot = slots + (c[b] % FINAL) / S;
-                    if (threadIdx.x == 0)
-                        *slot = Op::apply(*slot, p);
-                }
-        }
     } else {
-        for (size_t c = j; c < chunks; c += S) {
-            const Acc p = long_chunk_partial<Op, In>(g, c, steps);
-            if (threadIdx.x == 0) {
-                Acc *slot = slots + (c % FINAL) / S;
-                *slot = Op::apply(*slot, p);
-            }
+        for (size_t m = 0; j + m * S < chunks; ++m) {
+            const Acc p = long_chunk_partial<Op, In>(g, j + m * S, steps);
+            if (threadIdx.x == 0)
+                slots[m % P] = Op::apply(slots[m % P], p);
         }
     }
     __syncthreads();
@@ -296,16 +285,71 @@ struct LoadPlain {
     }
 };
 
-/* Grid of S * G blocks: block b is block j = b % S of segments
- * b / S, b / S + G, ...  offsets NULL: equal segments of seg_len.
- * checked: the offsets were checked by check_kernel (its verdict is in
- * scratch); else nothing is checked and the kernel waits for the one
- * before it at once. */
+/* Segment s: from the offsets (the elements of none if they are bad;
+ * check_kernel reports them and nothing is written) or of seg_len. */
+template <class In>
+__device__ Segment<In> segment_at(const In *x, size_t n,
+                                  const size_t *offsets, size_t seg_len,
+                                  size_t s)
+{
+    size_t first = s * seg_len, last = first + seg_len;
+    if (offsets != NULL) {
+        first = offsets[s];
+        last = offsets[s + 1];
+        if (first > last || last > n)
+            first = last = 0;
+    }
+    Segment<In> g;
+    g.x = x + first;
+    g.n = last - first;
+    g.aligned = (uintptr_t)g.x % 16 == 0;
+    return g;
+}
+
+/* Chunks of a short segment: of one step each, and at most
+ * SHORT_CHUNKS (the partials of one warp of step 5); 0 for a longer
+ * segment. */
+template <class In> __device__ unsigned short_chunks(const Segment<In> &g)
+{
+    constexpr size_t LANES = DUO_REDUCE_LANES(sizeof(In));
+    return g.n <= SHORT_CHUNKS * LANES ? (unsigned)((g.n + LANES - 1) / LANES)
+                                       : 0u;
+}
+
+/* Segment s's result v, by one thread; with checked offsets only once
+ * check_kernel has found them good. */
+template <class Acc, class Out>
+__device__ void write_result(const Out &out, size_t s, Acc v, bool checked,
+                             const char *scratch)
+{
+    if (checked) {
+        duo_cuda_wait_previous_(); /* check_kernel has finished */
+        if (*(const volatile unsigned long long *)(scratch +
+                                                   DUO_CUDA_SCRATCH_VERDICT))
+            return;
+    }
+    out.write(s, v);
+}
+
+/* offsets NULL: equal segments of seg_len.  checked: the offsets were
+ * checked by check_kernel (its verdict is in scratch); else nothing is
+ * checked and the kernel waits for the one before it at once.
+ *
+ * S = 1: block b takes segments in groups of K (1 to WARPS), groups b,
+ * b + gridDim.x, ...  The chunks of the group's short segments (at most
+ * SHORT_CHUNKS chunks each) are shared among the block's warps, a chunk
+ * per warp, and each segment's partials folded by one warp; the group's
+ * longer segments then take the whole block, one after the other, their
+ * chunks folded in the slots.
+ * S > 1: block b is block j = b % S of segments b / S, b / S + G, ...
+ * (G = gridDim.x / S); each block folds its slots and leaves them in the
+ * stream's scratch, and the last of a segment's S blocks folds them all. */
 template <class Op, class In, class Out>
 __global__ void __launch_bounds__(THREADS)
     segment_kernel(const In *__restrict__ x, size_t n,
                    const size_t *__restrict__ offsets, size_t seg_len,
-                   size_t nseg, unsigned S, char *scratch, Out out)
+                   size_t nseg, unsigned S, unsigned K, char *scratch,
+                   Out out)
 {
     typedef typename Op::acc Acc;
     constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
@@ -313,57 +357,101 @@ __global__ void __launch_bounds__(THREADS)
     const bool checked = offsets != NULL;
     if (!checked)
         duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
+    if (S == 1) {
+        const unsigned warp = threadIdx.x / DUO_REDUCE_WARP;
+        const bool lane0 = threadIdx.x % DUO_REDUCE_WARP == 0;
+        __shared__ Acc part[WARPS][SHORT_CHUNKS]; /* [segment][chunk] */
+        for (size_t s0 = (size_t)blockIdx.x * K; s0 < nseg;
+             s0 += (size_t)gridDim.x * K) {
+            const unsigned count =
+                nseg - s0 < K ? (unsigned)(nseg - s0) : K;
+            /* The group's short segments' chunks, numbered in segment
+             * order: segment w's are first[w] .. first[w + 1] - 1. */
+            unsigned first[WARPS + 1];
+            first[0] = 0;
+#pragma unroll
+            for (unsigned w = 0; w < WARPS; ++w)
+                first[w + 1] =
+                    first[w] +
+                    (w < count
+                         ? short_chunks(
+                               segment_at(x, n, offsets, seg_len, s0 + w))
+                         : 0);
+            for (unsigned p = warp; p < first[count]; p += WARPS) {
+                unsigned w = 0;
+                while (p >= first[w + 1])
+                    ++w;
+                const Acc v = warp_chunk<Op, In>(
+                    segment_at(x, n, offsets, seg_len, s0 + w), p - first[w]);
+                if (lane0)
+                    part[w][p - first[w]] = v;
+            }
+            __syncthreads();
+            if (warp < count) {
+                const Segment<In> g =
+                    segment_at(x, n, offsets, seg_len, s0 + warp);
+                if (g.n <= (size_t)SHORT_CHUNKS * LANES) {
+                    /* Step 5 with one partial per thread: the fold of
+                     * the final fold's first warp (the others hold only
+                     * the identity). */
+                    const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+                    Acc v = lane < first[warp + 1] - first[warp]
+                                ? part[warp][lane]
+                                : Op::identity();
+                    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+                        v = Op::apply(v, shfl_down(v, h));
+                    if (lane0)
+                        write_result(out, s0 + warp, v, checked, scratch);
+                }
+            }
+            __syncthreads(); /* part[] is the next group's */
+            for (size_t s = s0; s < s0 + count; ++s) {
+                const Segment<In> g = segment_at(x, n, offsets, seg_len, s);
+                if (g.n <= (size_t)SHORT_CHUNKS * LANES)
+                    continue;
+                const size_t steps = duo_reduce_steps(g.n, LANES);
+                const size_t chunks =
+                    (g.n + steps * LANES - 1) / (steps * LANES);
+                const unsigned used =
+                    chunks < FINAL ? (unsigned)chunks : (unsigned)FINAL;
+                share_chunks<Op, In>(g, 0, 1, slots, chunks,
+                                     (unsigned)steps, used);
+                const Acc v = final_fold_with<Op>(slots, used, LoadPlain());
+                if (threadIdx.x == 0)
+                    write_result(out, s, v, checked, scratch);
+            }
+        }
+        return;
+    }
     const unsigned j = blockIdx.x % S;
     const size_t G = gridDim.x / S;
     for (size_t s = blockIdx.x / S; s < nseg; s += G) {
-        size_t first = s * seg_len, last = first + seg_len;
-        if (checked) {
-            first = offsets[s];
-            last = offsets[s + 1];
-            if (first > last || last > n) /* bad: nothing is written */
-                first = last = 0;
-        }
-        Segment<In> g;
-        g.x = x + first;
-        g.n = last - first;
-        g.aligned = (uintptr_t)g.x % 16 == 0;
+        const Segment<In> g = segment_at(x, n, offsets, seg_len, s);
         const size_t steps = duo_reduce_steps(g.n, LANES);
         const size_t chunks = (g.n + steps * LANES - 1) / (steps * LANES);
         const unsigned used =
             chunks < FINAL ? (unsigned)chunks : (unsigned)FINAL;
         share_chunks<Op, In>(g, j, S, slots, chunks, (unsigned)steps, used);
-        Acc v;
-        if (S == 1) {
-            v = final_fold_with<Op>(slots, used, LoadPlain());
-        } else {
-            /* Segment s's slots in the scratch (cuda_check.h). */
-            Acc *shared_slots =
-                (Acc *)(scratch + DUO_CUDA_SCRATCH_SLOTS) + s * FINAL;
-            for (unsigned q = threadIdx.x; j + q * S < used; q += THREADS)
-                shared_slots[j + q * S] = slots[q];
-            __threadfence(); /* each thread's slots, before the ticket */
-            __syncthreads();
-            unsigned *counter =
-                (unsigned *)(scratch + DUO_CUDA_SCRATCH_SEGMENT_COUNTERS) + s;
-            __shared__ bool last_block;
-            if (threadIdx.x == 0)
-                last_block = atomicAdd(counter, 1u) == S - 1;
-            __syncthreads();
-            if (!last_block)
-                continue;
-            v = final_fold<Op>(shared_slots, used);
-            if (threadIdx.x == 0)
-                *counter = 0;
-        }
-        if (threadIdx.x != 0)
+        /* Segment s's slots in the scratch (cuda_check.h). */
+        Acc *shared_slots =
+            (Acc *)(scratch + DUO_CUDA_SCRATCH_SLOTS) + s * FINAL;
+        for (unsigned q = threadIdx.x; j + q * S < used; q += THREADS)
+            shared_slots[j + q * S] = slots[q];
+        __threadfence(); /* each thread's slots, before the ticket */
+        __syncthreads();
+        unsigned *counter =
+            (unsigned *)(scratch + DUO_CUDA_SCRATCH_SEGMENT_COUNTERS) + s;
+        __shared__ bool last_block;
+        if (threadIdx.x == 0)
+            last_block = atomicAdd(counter, 1u) == S - 1;
+        __syncthreads();
+        if (!last_block)
             continue;
-        if (checked) {
-            duo_cuda_wait_previous_(); /* check_kernel has finished */
-            if (*(volatile unsigned long long *)(scratch +
-                                                 DUO_CUDA_SCRATCH_VERDICT))
-                continue;
+        const Acc v = final_fold<Op>(shared_slots, used);
+        if (threadIdx.x == 0) {
+            *counter = 0;
+            write_result(out, s, v, checked, scratch);
         }
-        out.write(s, v);
     }
 }
 
@@ -384,8 +472,9 @@ template <class In> unsigned blocks_per_segment(size_t n, size_t nseg)
     return S;
 }
 
-/* Most blocks for S = 1; more segments are taken in turn. */
-constexpr size_t MAX_GRID = (size_t)1 << 20;
+/* Most blocks for S = 1 (far more than a GPU holds at once); more
+ * groups are taken in turn. */
+constexpr size_t MAX_GRID = (size_t)1 << 16;
 
 template <class Op, class In, class Out>
 duo_status queue_segments(const char *where, const void *x, size_t n,
@@ -402,10 +491,18 @@ duo_status queue_segments(const char *where, const void *x, size_t n,
         DUO_CUDA_TRY(cudaGetLastError(), where);
     }
     const unsigned S = blocks_per_segment<In>(n, nseg);
-    const size_t G = nseg < MAX_GRID ? nseg : MAX_GRID;
+    /* S = 1: segments per group, so that a group has about one chunk of
+     * an average segment per warp. */
+    const size_t lanes = DUO_REDUCE_LANES(sizeof(In));
+    const size_t avg_chunks = (n / nseg + lanes - 1) / lanes;
+    unsigned K = S == 1 ? WARPS : 1;
+    while (K > 1 && K * avg_chunks > (size_t)WARPS)
+        K /= 2;
+    const size_t G = (nseg + K - 1) / K < MAX_GRID ? (nseg + K - 1) / K
+                                                   : MAX_GRID;
     duo_cuda_launch_(segment_kernel<Op, In, Out>, (unsigned)(S * G), THREADS,
                      0, stream, (const In *)x, n, offsets, seg_len, nseg, S,
-                     scratch, out);
+                     K, scratch, out);
     DUO_CUDA_TRY(cudaGetLastError(), where);
     return DUO_SUCCESS;
 }

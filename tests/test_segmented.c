@@ -384,7 +384,8 @@ static void run_layouts(arrays *a, duo_stream stream)
     }
 }
 
-/* More segments than one grid has blocks (2^20 on the GPU): lengths 0 to
+/* More segments than one grid takes (2^16 blocks of up to 8 segments
+ * each on the GPU), so that blocks take several groups: lengths 0 to
  * 2, the sum of f64 and the argmax of i32, every 4099th segment checked
  * against duo_reduce (and the first and last few). */
 static void run_very_many(arrays *big)
