@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "registry.h"
 #include "ulp.h"
 
 enum { MAX_REASONS = 16 };
@@ -120,6 +121,54 @@ static void emit(const char *text)
     }
 }
 
+/* Live allocations, gathered before any is freed (freeing changes the
+ * registry being walked). */
+typedef struct live_list {
+    duo_alloc_view *v;
+    size_t count, cap;
+} live_list;
+
+static void gather(const duo_alloc_view *a, void *ctx)
+{
+    live_list *l = (live_list *)ctx;
+    if (l->count == l->cap) {
+        const size_t cap = l->cap ? 2 * l->cap : 64;
+        duo_alloc_view *v =
+            (duo_alloc_view *)realloc(l->v, cap * sizeof *v);
+        if (v == NULL)
+            return; /* this one is left to the exit */
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->count++] = *a;
+}
+
+/* DUO_VALIDATE=abort: the program ends at its first divergence with
+ * status 3.  Its duo allocations and duo's own resources are released
+ * first, as at a clean exit, so that tools that watch the exit (a leak
+ * checker, compute-sanitizer's) report only what the program itself
+ * leaked before. */
+static void stop_program(void)
+{
+    emit("duo validate: stopping at the first divergence "
+         "(DUO_VALIDATE=abort)\n");
+    if (mode.report != NULL)
+        fclose(mode.report);
+    mode.report = NULL;
+    live_list live = {NULL, 0, 0};
+    duo_registry_each(gather, &live);
+    for (size_t k = 0; k < live.count; ++k) {
+        void *p = (void *)live.v[k].base;
+        duo_registry_remove(p);
+        (void)(live.v[k].kind == DUO_ALLOC_DEVICE ? duo_be_free(p)
+                                                   : duo_be_free_host(p));
+    }
+    free(live.v);
+    duo_vd_launch_free();
+    (void)duo_be_finalize();
+    exit(3);
+}
+
 void duo_vd_report(const char *operation, const char *details)
 {
     ++mode.diverged;
@@ -129,13 +178,8 @@ void duo_vd_report(const char *operation, const char *details)
                                  : "every thread against one thread");
     emit(head);
     emit(details);
-    if (mode.abort_on_diff) {
-        emit("duo validate: stopping at the first divergence "
-             "(DUO_VALIDATE=abort)\n");
-        if (mode.report != NULL)
-            fclose(mode.report);
-        exit(3);
-    }
+    if (mode.abort_on_diff)
+        stop_program();
 }
 
 void duo_validate_finalize(void)
