@@ -150,6 +150,11 @@ static void run_kernels(results *out, int gpu)
     CHECK_OK(duo_memcpy(d, hd, N * sizeof(double), DUO_HOST_TO_DEVICE));
     CHECK_OK(duo_memcpy(u, hx, NI * NJ * sizeof(float), DUO_HOST_TO_DEVICE));
     CHECK_OK(duo_memset(p, 0, N * sizeof(double)));
+    /* Validation copies an output's state before each launch, written or
+     * not: clear y and v first, so that compute-sanitizer's initcheck
+     * finds no read of memory never written. */
+    CHECK_OK(duo_memset(y, 0, N * sizeof(float)));
+    CHECK_OK(duo_memset(v, 0, NI * NJ * sizeof(float)));
 
     CHECK_OK(DUO_LAUNCH(scale, N, (size_t)N, 0.1f, x, y));
     CHECK_OK(DUO_LAUNCH(shifted, N, (size_t)N, y, y));
