@@ -175,8 +175,9 @@ __device__ typename Op::acc warp_chunk(const Segment<In> &g, size_t c)
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
                 lanes[k] = Op::identity();
-            combine_vector<Op, In>(
-                lanes, raw[v], base + (size_t)(v * DUO_REDUCE_WARP + lane) * VEC);
+            const size_t first =
+                base + (size_t)(v * DUO_REDUCE_WARP + lane) * VEC;
+            combine_vector<Op, In>(lanes, raw[v], first);
             w[v] = pair_tree<Op, VEC>(lanes);
         }
     } else {
