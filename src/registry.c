@@ -35,12 +35,18 @@ typedef struct record {
     duo_alloc_kind kind;
 } record;
 
+/* Entry i in address order is rec[slot[i]]: adding or removing one moves
+ * 9 bytes an entry after it (base and slot), not a whole record. */
 typedef struct chunk {
     uint32_t count;
-    uintptr_t base[CHUNK]; /* sorted copies of rec[i].base, kept apart
+    uint32_t used;         /* bit k: rec[k] holds an entry */
+    uintptr_t base[CHUNK]; /* base[i] == rec[slot[i]].base, kept apart
                               so that a search reads few cache lines */
+    uint8_t slot[CHUNK];
     record rec[CHUNK];
 } chunk;
+
+static record *entry(chunk *c, uint32_t i) { return &c->rec[c->slot[i]]; }
 
 /* Every base of chunks[i] is below every base of chunks[i + 1];
  * first[i] == chunks[i]->base[0]; no chunk is empty. */
@@ -82,7 +88,7 @@ static uint32_t count_le(const uintptr_t *a, uint32_t n, uintptr_t p)
 }
 
 /* Where p falls: 0 if every allocation starts above it; else 1, with
- * chunks[*ci]->rec[*si - 1] the allocation that starts nearest at or
+ * entry(chunks[*ci], *si - 1) the allocation that starts nearest at or
  * below it. */
 static int find(uintptr_t p, uint32_t *ci, uint32_t *si)
 {
@@ -103,15 +109,15 @@ static void neighbours(uintptr_t p, const record **below,
     *below = *above = NULL;
     if (!find(p, &ci, &si)) {
         if (nchunks > 0)
-            *above = &chunks[0]->rec[0];
+            *above = entry(chunks[0], 0);
         return;
     }
-    const chunk *c = chunks[ci];
-    *below = &c->rec[si - 1];
+    chunk *c = chunks[ci];
+    *below = entry(c, si - 1);
     if (si < c->count)
-        *above = &c->rec[si];
+        *above = entry(c, si);
     else if (ci + 1 < nchunks)
-        *above = &chunks[ci + 1]->rec[0];
+        *above = entry(chunks[ci + 1], 0);
 }
 
 /* Room in the chunk array for one more. */
@@ -170,9 +176,15 @@ static duo_status split(const char *where, uint32_t ci)
                         "some memory");
     chunk *lower = chunks[ci];
     upper->count = CHUNK - CHUNK / 2;
-    memcpy(upper->base, lower->base + CHUNK / 2,
-           upper->count * sizeof(uintptr_t));
-    memcpy(upper->rec, lower->rec + CHUNK / 2, upper->count * sizeof(record));
+    upper->used = 0;
+    for (uint32_t i = 0; i < upper->count; ++i) {
+        const uint32_t from = CHUNK / 2 + i;
+        upper->base[i] = lower->base[from];
+        upper->slot[i] = (uint8_t)i;
+        upper->rec[i] = *entry(lower, from);
+        upper->used |= 1u << i;
+        lower->used &= ~(1u << lower->slot[from]);
+    }
     lower->count = CHUNK / 2;
     place_chunk(ci + 1, upper, upper->base[0]);
     return DUO_SUCCESS;
@@ -193,6 +205,7 @@ static duo_status insert(const char *where, const record *r, int found,
                                   "could not allocate the allocation "
                                   "registry; free some memory");
         c->count = 0; /* r goes in below */
+        c->used = 0;
         place_chunk(0, c, r->base);
     }
     if (!found)
@@ -207,11 +220,14 @@ static duo_status insert(const char *where, const record *r, int found,
         }
     }
     chunk *c = chunks[ci];
+    const uint32_t k = (uint32_t)__builtin_ctz(~c->used); /* count < CHUNK */
     memmove(c->base + si + 1, c->base + si,
             (c->count - si) * sizeof(uintptr_t));
-    memmove(c->rec + si + 1, c->rec + si, (c->count - si) * sizeof(record));
+    memmove(c->slot + si + 1, c->slot + si, c->count - si);
     c->base[si] = r->base;
-    c->rec[si] = *r;
+    c->slot[si] = (uint8_t)k;
+    c->rec[k] = *r;
+    c->used |= 1u << k;
     c->count++;
     if (si == 0)
         first[ci] = r->base;
@@ -246,8 +262,8 @@ duo_status duo_registry_add(const char *where, duo_alloc_kind kind,
         /* Memory freed behind duo's back (free() or cudaFree on a duo
          * pointer) and handed out again: the new allocation replaces the
          * stale record. */
-        count_out(&chunks[ci]->rec[si - 1]);
-        chunks[ci]->rec[si - 1] = r;
+        count_out(entry(chunks[ci], si - 1));
+        *entry(chunks[ci], si - 1) = r;
     } else {
         duo_status status = insert(where, &r, found, ci, si);
         if (status != DUO_SUCCESS)
@@ -313,13 +329,14 @@ void duo_registry_remove(const void *ptr)
     (void)find((uintptr_t)ptr, &ci, &si);
     chunk *c = chunks[ci];
     const uint32_t at = si - 1;
-    count_out(&c->rec[at]);
-    freed[freed_next % FREED_RING] = c->rec[at];
+    count_out(entry(c, at));
+    freed[freed_next % FREED_RING] = *entry(c, at);
     freed_next++;
+    c->used &= ~(1u << c->slot[at]);
     c->count--;
     memmove(c->base + at, c->base + at + 1,
             (c->count - at) * sizeof(uintptr_t));
-    memmove(c->rec + at, c->rec + at + 1, (c->count - at) * sizeof(record));
+    memmove(c->slot + at, c->slot + at + 1, c->count - at);
     if (c->count == 0)
         drop_chunk(ci);
     else if (at == 0)
@@ -390,7 +407,7 @@ void duo_registry_finalize(FILE *f, int list)
             list ? "" : " (DUO_LEAKS=1 lists where each was made)");
     for (uint32_t ci = 0; list && ci < nchunks; ++ci)
         for (uint32_t si = 0; si < chunks[ci]->count; ++si) {
-            const record *r = &chunks[ci]->rec[si];
+            const record *r = entry(chunks[ci], si);
             char made[512];
             fprintf(f, "  %s of %zu bytes at %p, made at %s\n",
                     alloc_fn[r->kind], r->bytes, (void *)r->base,
@@ -423,7 +440,7 @@ void duo_registry_each(void (*fn)(const duo_alloc_view *, void *),
     for (uint32_t c = 0; c < nchunks; ++c)
         for (uint32_t i = 0; i < chunks[c]->count; ++i) {
             duo_alloc_view v;
-            view_of(&chunks[c]->rec[i], &v);
+            view_of(entry(chunks[c], i), &v);
             fn(&v, ctx);
         }
 }
