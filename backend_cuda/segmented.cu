@@ -499,8 +499,8 @@ duo_status queue_segments(const char *where, const void *x, size_t n,
     unsigned K = S == 1 ? WARPS : 1;
     while (K > 1 && K * avg_chunks > (size_t)WARPS)
         K /= 2;
-    const size_t G = (nseg + K - 1) / K < MAX_GRID ? (nseg + K - 1) / K
-                                                   : MAX_GRID;
+    const size_t groups = (nseg + K - 1) / K;
+    const size_t G = groups < MAX_GRID ? groups : MAX_GRID;
     duo_cuda_launch_(segment_kernel<Op, In, Out>, (unsigned)(S * G), THREADS,
                      0, stream, (const In *)x, n, offsets, seg_len, nseg, S,
                      K, scratch, out);

@@ -122,7 +122,7 @@ static void emit(const char *text)
 }
 
 /* Live allocations, gathered before any is freed (freeing changes the
- * registry being walked). */
+ * registry being walked); room for cap of them. */
 typedef struct live_list {
     duo_alloc_view *v;
     size_t count, cap;
@@ -131,16 +131,8 @@ typedef struct live_list {
 static void gather(const duo_alloc_view *a, void *ctx)
 {
     live_list *l = (live_list *)ctx;
-    if (l->count == l->cap) {
-        const size_t cap = l->cap ? 2 * l->cap : 64;
-        duo_alloc_view *v =
-            (duo_alloc_view *)realloc(l->v, cap * sizeof *v);
-        if (v == NULL)
-            return; /* this one is left to the exit */
-        l->v = v;
-        l->cap = cap;
-    }
-    l->v[l->count++] = *a;
+    if (l->count < l->cap)
+        l->v[l->count++] = *a;
 }
 
 /* DUO_VALIDATE=abort: the program ends at its first divergence with
@@ -155,7 +147,12 @@ static void stop_program(void)
     if (mode.report != NULL)
         fclose(mode.report);
     mode.report = NULL;
-    live_list live = {NULL, 0, 0};
+    size_t count[2], bytes[2];
+    duo_registry_usage(count, bytes);
+    live_list live = {NULL, 0, count[0] + count[1]};
+    live.v = (duo_alloc_view *)malloc((live.cap + 1) * sizeof *live.v);
+    if (live.v == NULL)
+        live.cap = 0; /* then they are left to the exit */
     duo_registry_each(gather, &live);
     for (size_t k = 0; k < live.count; ++k) {
         void *p = (void *)live.v[k].base;
