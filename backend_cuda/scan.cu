@@ -9,27 +9,27 @@
  * Floating-point sums follow the order itself, in one pass over the
  * input.  A thread block takes the next tile of kTileRuns runs (tiles
  * are handed out in launch order by a counter, so every tile before a
- * running one has started).  Its threads stage the tile in shared memory
- * (coalesced), each scans its run in registers, and the block sums of
- * the order within the tile are formed by warp shuffles and in shared
- * memory.  Above the tiles, the block of 2^k tiles b has its sum in a
- * slot (level k, index b) that the block completing it publishes (value,
- * then a ready flag with release order): a tile whose index ends in k
- * one bits completes the block of 2^k tiles ending with it, whose sum is
- * its left sibling's plus its own.  A tile's carry is the block sums of
- * its index's binary digits, added from the highest digit, all published
- * by tiles before it; so each tile waits only for tiles that are already
- * running, and the whole scan reads the input once and writes it once.
- * Only even block indices are ever read (a block of the carries and a
- * left sibling both end where an odd index starts), so each tile
- * publishes one slot.  The temporary block (the tile counter, the
- * flags, the values) comes from duo_cuda_prim_alloc.
+ * running one has started).  Each thread loads its run into registers
+ * (four 16-byte loads for float), and the block sums of the order
+ * within the tile are formed by warp shuffles and in shared memory.
+ * Above the tiles, the block of 2^k tiles b has its sum in a slot
+ * (level k, index b) that the tile completing it publishes: a tile whose
+ * index ends in k one bits completes the block of 2^k tiles ending with
+ * it, whose sum is its left sibling's plus its own.  A tile's carry is
+ * the block sums of its index's binary digits, added from the highest
+ * digit, all published by tiles before it; so each tile waits only for
+ * tiles that are already running, and the whole scan reads the input
+ * once and writes it once.  Only even block indices are ever read (a
+ * block of the carries and a left sibling both end where an odd index
+ * starts), so each tile publishes one slot.  The temporary block (the
+ * tile counter and the slots) comes from duo_cuda_prim_alloc.
  */
 #include <math.h>
 #include <stdint.h>
 
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
+#include <type_traits>
 
 #include "cuda_check.h"
 #include "scan_order.h"
@@ -43,7 +43,8 @@ enum {
     kTile = kTileRuns * RUN /* elements                                  */
 };
 static_assert((1 << kTileLevels) == kTileRuns, "a tile is 2^8 runs");
-static_assert(RUN == 16, "the staging layout pads one element per run");
+static_assert(RUN * sizeof(float) % 16 == 0, "a run is whole vectors");
+static_assert(RUN == 16, "Staged's rotation spreads runs of 16 over the banks");
 
 /* Block sum at (level k, index b) within a tile, k = 0..kTileLevels: the
  * levels one after another in one array (level 0: the run totals). */
@@ -54,13 +55,18 @@ __device__ __forceinline__ int tile_level_at(int k, int b)
 
 /* The published block sums above the tiles.  Level k has a slot for each
  * complete block of 2^k tiles (full_tiles >> k of them), levels one
- * after another. */
+ * after another.  A slot is one 64-bit word, the bits of the sum, and
+ * reads kEmpty until it is published: a waiting tile needs one load per
+ * look, not a flag and then the value.  kEmpty is a NaN that duo never
+ * publishes (a sum with those bits is published as the next NaN below
+ * it), and all-ones so that one memset of 0xff clears every slot. */
 struct Slots {
-    double *value;
-    unsigned *ready;
-    unsigned long long *next_tile;
+    unsigned long long *word;
+    unsigned long long *next_tile; /* starts at kEmpty: tiles count from 0 */
     size_t full_tiles;
 };
+
+static const unsigned long long kEmpty = ~0ull;
 
 __device__ __forceinline__ size_t slot_of(const Slots &st, int k, size_t b)
 {
@@ -72,58 +78,125 @@ __device__ __forceinline__ size_t slot_of(const Slots &st, int k, size_t b)
 
 __device__ __forceinline__ double wait_slot(const Slots &st, int k, size_t b)
 {
-    const size_t at = slot_of(st, k, b);
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ready(st.ready[at]);
-    while (ready.load(cuda::memory_order_acquire) == 0)
-        __nanosleep(64);
-    return __ldcg(&st.value[at]);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(
+        st.word[slot_of(st, k, b)]);
+    unsigned long long bits;
+    while ((bits = word.load(cuda::memory_order_relaxed)) == kEmpty)
+        __nanosleep(32);
+    return __longlong_as_double((long long)bits);
 }
 
 __device__ __forceinline__ void publish_slot(const Slots &st, int k,
                                              size_t b, double v)
 {
-    const size_t at = slot_of(st, k, b);
-    st.value[at] = v;
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ready(st.ready[at]);
-    ready.store(1u, cuda::memory_order_release);
+    unsigned long long bits = (unsigned long long)__double_as_longlong(v);
+    if (bits == kEmpty)
+        --bits;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(
+        st.word[slot_of(st, k, b)]);
+    word.store(bits, cuda::memory_order_relaxed);
+}
+
+/* The tile is staged in shared memory as 16-byte vectors, kVecs of them
+ * per run.  Part i of run r sits in slot r kVecs + (i + rot(r)) mod
+ * kVecs: a thread reads its own run, and the rotation puts the eight
+ * threads of each 16-byte shared-memory access on different banks (a
+ * float run is half a bank row, a double run a whole one). */
+template <class T> struct Staged {
+    enum {
+        kPer = 16 / sizeof(T),  /* elements per vector  */
+        kVecs = RUN / kPer,     /* vectors per run      */
+        kTileVecs = kTile / kPer
+    };
+    typedef typename std::conditional<sizeof(T) == 4, float4, double2>::type
+        V;
+    static __device__ __forceinline__ int slot(int run, int part)
+    {
+        return run * kVecs + ((part + run * kVecs / 8) & (kVecs - 1));
+    }
+};
+
+/* Copy 16 bytes from global to shared memory without a register (sm_80
+ * and later; a plain copy before). */
+__device__ __forceinline__ void copy16_async(void *smem, const void *gmem)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst),
+                 "l"(gmem)
+                 : "memory");
+#else
+    *(float4 *)smem = *(const float4 *)gmem;
+#endif
+}
+
+__device__ __forceinline__ void copy16_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 /* The floating-point sum scan of x into y (T = float or double, summed
- * in double).  y may be x: a tile is read whole before it is written. */
+ * in double).  The tile waits in shared memory, not in registers, while
+ * its carry is fetched: so a thread needs few registers, and many tiles
+ * are in flight at once on each multiprocessor, which is what hides the
+ * waits for loads and carries.  The whole tile is read before any of it
+ * is written, so y may be x.  Each run's local sums are formed twice,
+ * for its total and again for its outputs once the carry is known. */
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     scan_sum_kernel(const T *x, T *y, size_t n, int inclusive, Slots st)
 {
-    /* Element e of the tile at e + e / RUN: a thread's run is then 17
-     * apart from its neighbour's, so its reads miss each other's banks. */
-    __shared__ T stage[kTile + kTileRuns];
+    typedef Staged<T> S;
+    typedef typename S::V V;
+    __shared__ V stage[S::kTileVecs];
     __shared__ double lev[2 * kTileRuns];
     __shared__ size_t tile_s;
     __shared__ double carry_s;
 
     if (threadIdx.x == 0)
-        tile_s = (size_t)atomicAdd(st.next_tile, 1ull);
+        tile_s = (size_t)(atomicAdd(st.next_tile, 1ull) + 1ull);
     __syncthreads();
     const size_t tile = tile_s;
     const size_t base = tile * kTile;
     const int count = n - base < (size_t)kTile ? (int)(n - base) : kTile;
+    /* Whole vectors for a full tile of 16-byte aligned x and y. */
+    const int whole = count == kTile &&
+                      (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
 
-    for (int e = threadIdx.x; e < count; e += kThreads)
-        stage[e + e / RUN] = x[base + e];
+    if (whole) {
+        const V *xv = reinterpret_cast<const V *>(x + base);
+        for (int g = threadIdx.x; g < S::kTileVecs; g += kThreads)
+            copy16_async(&stage[S::slot(g / S::kVecs, g % S::kVecs)],
+                         &xv[g]);
+        copy16_wait();
+    } else {
+        T *st_el = reinterpret_cast<T *>(stage);
+        for (int e = threadIdx.x; e < count; e += kThreads) {
+            const int run = e / RUN, k = e % RUN;
+            st_el[S::slot(run, k / S::kPer) * S::kPer + k % S::kPer] =
+                x[base + e];
+        }
+    }
     __syncthreads();
 
-    /* My run: its local inclusive values and its total. */
+    /* My run: its total. */
     const int r = threadIdx.x, lane = r & 31;
-    const int len = count - r * RUN < RUN ? count - r * RUN : RUN;
-    double loc[RUN];
+    const int len = count - r * RUN < 0     ? 0
+                    : count - r * RUN < RUN ? count - r * RUN
+                                            : RUN;
     double acc = 0.0;
 #pragma unroll
-    for (int k = 0; k < RUN; ++k) {
-        if (k < len) {
-            const double v = (double)stage[r * (RUN + 1) + k];
-            acc = k == 0 ? v : acc + v;
+    for (int i = 0; i < S::kVecs; ++i) {
+        const V v = stage[S::slot(r, i)];
+        const T *e = reinterpret_cast<const T *>(&v);
+#pragma unroll
+        for (int j = 0; j < S::kPer; ++j) {
+            const int k = i * S::kPer + j;
+            if (k < len)
+                acc = k == 0 ? (double)e[j] : acc + (double)e[j];
         }
-        loc[k] = acc;
     }
 
     /* Block sums within the tile: levels 1-5 within each warp, 6-8 over
@@ -206,22 +279,44 @@ __global__ void __launch_bounds__(kThreads)
             none = 0;
         }
 
-    /* The outputs, staged over my own inputs (all read above). */
+    /* My outputs, over my inputs in the stage. */
+    double loc = 0.0, before = 0.0;
 #pragma unroll
-    for (int k = 0; k < RUN; ++k)
-        if (k < len) {
-            double out;
-            if (inclusive)
-                out = none ? loc[k] : c + loc[k];
-            else if (k == 0)
-                out = none ? 0.0 : c;
-            else
-                out = none ? loc[k - 1] : c + loc[k - 1];
-            stage[r * (RUN + 1) + k] = (T)out;
+    for (int i = 0; i < S::kVecs; ++i) {
+        V v = stage[S::slot(r, i)];
+        T *e = reinterpret_cast<T *>(&v);
+#pragma unroll
+        for (int j = 0; j < S::kPer; ++j) {
+            const int k = i * S::kPer + j;
+            if (k < len) {
+                before = loc;
+                loc = k == 0 ? (double)e[j] : loc + (double)e[j];
+                double out;
+                if (inclusive)
+                    out = none ? loc : c + loc;
+                else if (k == 0)
+                    out = none ? 0.0 : c;
+                else
+                    out = none ? before : c + before;
+                e[j] = (T)out;
+            }
         }
+        stage[S::slot(r, i)] = v;
+    }
     __syncthreads();
-    for (int e = threadIdx.x; e < count; e += kThreads)
-        y[base + e] = stage[e + e / RUN];
+
+    if (whole) {
+        V *yv = reinterpret_cast<V *>(y + base);
+        for (int g = threadIdx.x; g < S::kTileVecs; g += kThreads)
+            yv[g] = stage[S::slot(g / S::kVecs, g % S::kVecs)];
+    } else {
+        const T *st_el = reinterpret_cast<const T *>(stage);
+        for (int e = threadIdx.x; e < count; e += kThreads) {
+            const int run = e / RUN, k = e % RUN;
+            y[base + e] =
+                st_el[S::slot(run, k / S::kPer) * S::kPer + k % S::kPer];
+        }
+    }
 }
 
 template <class T>
@@ -240,19 +335,15 @@ static duo_status scan_sum(const T *x, T *y, size_t n, int inclusive,
     size_t slots = 0;
     for (size_t m = st.full_tiles; m > 0; m >>= 1)
         slots += m;
-    /* The counter, the flags, then the values (each 256-byte aligned). */
-    const size_t flags_at = 256;
-    const size_t values_at = flags_at + (slots * sizeof(unsigned) + 255) /
-                                            256 * 256;
-    char *block = NULL;
-    duo_status status = duo_cuda_prim_alloc(
-        (void **)&block, values_at + slots * sizeof(double), s, where);
+    /* The tile counter, then the slots. */
+    const size_t bytes = (1 + slots) * sizeof(unsigned long long);
+    unsigned long long *block = NULL;
+    duo_status status = duo_cuda_prim_alloc((void **)&block, bytes, s, where);
     if (status != DUO_SUCCESS)
         return status;
-    st.next_tile = (unsigned long long *)block;
-    st.ready = (unsigned *)(block + flags_at);
-    st.value = (double *)(block + values_at);
-    cudaError_t err = cudaMemsetAsync(block, 0, values_at, s);
+    st.next_tile = block;
+    st.word = block + 1;
+    cudaError_t err = cudaMemsetAsync(block, 0xff, bytes, s);
     if (err == cudaSuccess) {
         scan_sum_kernel<T><<<(unsigned)tiles, kThreads, 0, s>>>(
             x, y, n, inclusive, st);
