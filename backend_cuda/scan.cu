@@ -12,17 +12,22 @@
  * running one has started).  Each thread loads its run into registers
  * (four 16-byte loads for float), and the block sums of the order
  * within the tile are formed by warp shuffles and in shared memory.
- * Above the tiles, the block of 2^k tiles b has its sum in a slot
- * (level k, index b) that the tile completing it publishes: a tile whose
- * index ends in k one bits completes the block of 2^k tiles ending with
- * it, whose sum is its left sibling's plus its own.  A tile's carry is
- * the block sums of its index's binary digits, added from the highest
- * digit, all published by tiles before it; so each tile waits only for
- * tiles that are already running, and the whole scan reads the input
- * once and writes it once.  Only even block indices are ever read (a
- * block of the carries and a left sibling both end where an odd index
- * starts), so each tile publishes one slot.  The temporary block (the
- * tile counter and the slots) comes from duo_cuda_prim_alloc.
+ * Above the tiles, the block of 2^k tiles b has the sum S(k, b) of the
+ * order, and a tile's carry is the block sums of its index's binary
+ * digits, added from the highest digit.  Every complete tile publishes
+ * its own sum S(0, t) in a slot as soon as it has it, waiting for
+ * nothing.  The blocks of levels 1-4 lie within an aligned group of 32
+ * tiles: a tile forms those it needs itself from the published sums of
+ * its group's earlier tiles, in the order's pairs.  A block of level 5 or
+ * more is published by the tile completing it, whose index ends in that
+ * many one bits: its sum is its left siblings' (levels 0-4 from the
+ * group, 5 and up from older tiles' slots) added before the tile's own.
+ * So a tile waits only for tiles before it, which are already running,
+ * and mostly for their own sums, which no wait delays; the whole scan
+ * reads the input once and writes it once.  Only even block indices of
+ * level 5 and up are read (a block of the carries and a left sibling
+ * both end where an odd index starts).  The temporary block (the tile
+ * counter and the slots) comes from duo_cuda_prim_alloc.
  */
 #include <math.h>
 #include <stdint.h>
@@ -40,7 +45,9 @@ enum {
     kThreads = 256,         /* one run per thread                        */
     kTileRuns = kThreads,   /* a tile: 2^kTileLevels runs                */
     kTileLevels = 8,
-    kTile = kTileRuns * RUN /* elements                                  */
+    kTile = kTileRuns * RUN, /* elements                                 */
+    kWindowLevels = 5,       /* block sums of levels 0-4 above the tiles  */
+    kWindow = 1 << kWindowLevels /* are formed from the tiles' own sums   */
 };
 static_assert((1 << kTileLevels) == kTileRuns, "a tile is 2^8 runs");
 static_assert(RUN * sizeof(float) % 16 == 0, "a run is whole vectors");
@@ -53,13 +60,21 @@ __device__ __forceinline__ int tile_level_at(int k, int b)
     return 2 * kTileRuns - (2 * kTileRuns >> k) + b;
 }
 
+/* Block sum at (level k, index b) within a group of kWindow tiles, as
+ * tile_level_at within a tile. */
+__device__ __forceinline__ int group_level_at(int k, int b)
+{
+    return 2 * kWindow - (2 * kWindow >> k) + b;
+}
+
 /* The published block sums above the tiles.  Level k has a slot for each
  * complete block of 2^k tiles (full_tiles >> k of them), levels one
- * after another.  A slot is one 64-bit word, the bits of the sum, and
- * reads kEmpty until it is published: a waiting tile needs one load per
- * look, not a flag and then the value.  kEmpty is a NaN that duo never
- * publishes (a sum with those bits is published as the next NaN below
- * it), and all-ones so that one memset of 0xff clears every slot. */
+ * after another; levels 1-4 stay unused.  A slot is one 64-bit word, the
+ * bits of the sum, and reads kEmpty until it is published: a waiting
+ * tile needs one load per look, not a flag and then the value.  kEmpty
+ * is a NaN that duo never publishes (a sum with those bits is published
+ * as the next NaN below it), and all-ones so that one memset of 0xff
+ * clears every slot. */
 struct Slots {
     unsigned long long *word;
     unsigned long long *next_tile; /* starts at kEmpty: tiles count from 0 */
@@ -152,6 +167,7 @@ __global__ void __launch_bounds__(kThreads)
     typedef typename S::V V;
     __shared__ V stage[S::kTileVecs];
     __shared__ double lev[2 * kTileRuns];
+    __shared__ double win[2 * kWindow];
     __shared__ size_t tile_s;
     __shared__ double carry_s;
 
@@ -227,36 +243,73 @@ __global__ void __launch_bounds__(kThreads)
         }
         __syncwarp();
 
-        /* Publish: a complete tile whose index ends in `up` one bits
-         * completes the block of 2^up tiles ending with it.  Its sum is
-         * the left siblings' sums (lane k fetches level k - 1) added, in
-         * turn, before the tile's own. */
-        if (tile < st.full_tiles) {
-            int up = 0;
-            while ((tile >> up) & 1)
-                ++up;
-            const double left = r >= 1 && r <= up
-                                    ? wait_slot(st, r - 1,
-                                                (tile >> (r - 1)) - 1)
+        /* Publish the tile's own sum at once: it waits for nothing. */
+        const double own = lev[tile_level_at(kTileLevels, 0)];
+        const int full = tile < st.full_tiles;
+        if (full && r == 0)
+            publish_slot(st, 0, tile, own);
+
+        /* The window: the tiles of this tile's aligned group of 32, up to
+         * it.  Lane i takes tile A + i's sum, and the block sums of
+         * levels 1-4 over them are formed here by the order's pairs, as
+         * within a tile, rather than waited for from the tiles that
+         * complete them: those wait in turn, and a chain of waits is what
+         * the scan's time goes to.  They go to shared memory (win), like
+         * the tile's own levels in lev. */
+        const size_t A = tile & ~(size_t)(kWindow - 1);
+        const int me = (int)(tile - A);
+        double v = r < me ? wait_slot(st, 0, A + r) : r == me ? own : 0.0;
+        win[group_level_at(0, r)] = v;
+#pragma unroll
+        for (int k = 1; k < kWindowLevels; ++k) {
+            const double left = __shfl_up_sync(0xffffffffu, v, 1 << (k - 1));
+            if (((r + 1) & ((1 << k) - 1)) == 0) {
+                v = left + v;
+                win[group_level_at(k, r >> k)] = v;
+            }
+        }
+        __syncwarp();
+
+        /* A complete tile whose index ends in `up` >= 5 one bits completes
+         * the block of 2^up tiles ending with it, and publishes its sum:
+         * the left siblings' sums (levels 5 and up from older tiles'
+         * slots, lane k fetching level k) added, from level 0, before the
+         * tile's own. */
+        int up = 0;
+        while ((tile >> up) & 1)
+            ++up;
+        if (full && up >= kWindowLevels) {
+            const double high = r >= kWindowLevels && r < up
+                                    ? wait_slot(st, r, (tile >> r) - 1)
                                     : 0.0;
-            double sum = lev[tile_level_at(kTileLevels, 0)];
-            for (int k = 1; k <= up; ++k)
-                sum = __shfl_sync(0xffffffffu, left, k) + sum;
+            double sum = own;
+            for (int k = 0; k < up; ++k) {
+                const double left = __shfl_sync(0xffffffffu, high, k);
+                sum = (k < kWindowLevels
+                           ? win[group_level_at(k, (me >> k) - 1)]
+                           : left) +
+                      sum;
+            }
             if (r == 0)
                 publish_slot(st, up, tile >> up, sum);
         }
 
-        /* The tile's carry: lane k fetches the block of digit k (tile
-         * counts stay below 2^31, host-checked), then the sums are added
+        /* The tile's carry: the block of each digit k of its index (tile
+         * counts stay below 2^31, host-checked), from the window below
+         * level 5 and from slots above (lane k fetching level k), added
          * from the highest digit. */
-        const double block = (tile >> r) & 1
-                                 ? wait_slot(st, r, (tile >> r) - 1)
-                                 : 0.0;
+        const double high = r >= kWindowLevels && ((tile >> r) & 1)
+                                ? wait_slot(st, r, (tile >> r) - 1)
+                                : 0.0;
         double carry = 0.0;
         int none = 1;
+#pragma unroll
         for (int k = 31; k >= 0; --k) {
-            const double b = __shfl_sync(0xffffffffu, block, k);
+            const double h = __shfl_sync(0xffffffffu, high, k);
             if ((tile >> k) & 1) {
+                const double b =
+                    k < kWindowLevels ? win[group_level_at(k, (me >> k) - 1)]
+                                      : h;
                 carry = none ? b : carry + b;
                 none = 0;
             }

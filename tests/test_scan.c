@@ -372,8 +372,10 @@ int main(void)
                     run_case((duo_dtype)t, (duo_reduce_op)op, inc, sizes[s],
                              (int)(s + (size_t)op) % 3 == 1, 0);
     /* Floating-point sums over many tiles of the backends (2^8 runs):
-     * carries from block sums on six levels above the tiles. */
+     * carries from block sums on six levels above the tiles, and on
+     * ten. */
     run_case(DUO_F32, DUO_SUM, 1, 1048583, 0, 0);
+    run_case(DUO_F32, DUO_SUM, 0, 4194319, 0, 0);
     run_case(DUO_F64, DUO_SUM, 0, 1048583, 1, 0);
     run_case(DUO_F32, DUO_SUM, 1, 1000, 0, 1);
     run_case(DUO_F64, DUO_SUM, 0, 70000, 1, 1);
