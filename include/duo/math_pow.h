@@ -22,8 +22,8 @@
  * the table as a pair: the result hi + lo has relative error below
  * about 2^-68 for powf, 2^-65 for pow.
  *
- * pow rounds hi + lo to double: at most 0.5 ulp + 2^-12 ulp for normal
- * results (below 1 ulp for subnormal ones, rounded twice).
+ * pow rounds hi + lo once to double (subnormal results too, to a
+ * multiple of 2^-1074): at most 0.5 ulp + 2^-12 ulp.
  *
  * powf: rounding hi + lo once to float is right unless the exact value
  * lies within the error bound of a rounding boundary, i.e. of the
@@ -262,6 +262,25 @@ DUO_DEVICE float duo_powf(float x, float y)
     return neg ? -r : r;
 }
 
+/* (h + l) 2^E rounded once to a multiple of 2^-1074, for a result below
+ * 2^-1022 (h + l rounded to double, then scaled, would round twice).
+ * In units of 2^-1074 it is hs + ls, hs < 2^52; n = hs rounded to an
+ * integer (ties to even), d = hs - n exactly, |d| <= 1/2.  |ls| is at
+ * most half an ulp of hs, so ls changes n only when d is exactly +-1/2,
+ * where it breaks the tie. */
+DUO_DEVICE double duo_m_pow_subnormal_(double h, double l, int E)
+{
+    double sc = duo_m_pow2_(E + 1074); /* E >= -1077: sc >= 2^-3 */
+    double hs = duo_m_mul_(h, sc), ls = duo_m_mul_(l, sc);
+    double n = (hs + 0x1p52) - 0x1p52;
+    double d = hs - n;
+    if (d == 0.5 && ls > 0.0)
+        n += 1.0;
+    else if (d == -0.5 && ls < 0.0)
+        n -= 1.0;
+    return duo_m_mul_(n, 0x1p-1074);
+}
+
 DUO_DEVICE double duo_pow(double x, double y)
 {
     const uint64_t bx = duo_bits_from_f64_(x), by = duo_bits_from_f64_(y);
@@ -307,7 +326,10 @@ DUO_DEVICE double duo_pow(double x, double y)
         zl = duo_m_fma_(y, lo, zl);
         double h, l;
         int E = duo_m_pow_exp_(zh, zl, &h, &l);
-        r = duo_m_ldexp_(h + l, E);
+        if (E > -1022 || (E == -1022 && h >= 1.0))
+            r = duo_m_ldexp_(h + l, E); /* normal: exact scaling */
+        else
+            r = duo_m_pow_subnormal_(h, l, E);
     }
     return neg ? -r : r;
 }
