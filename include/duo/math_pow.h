@@ -27,8 +27,10 @@
  *
  * powf: rounding hi + lo once to float is right unless the exact value
  * lies within the error bound of a rounding boundary, i.e. of the
- * midpoint of two adjacent floats.  So the result is rounded twice, with
- * the error bound (taken as 2^-62 relative, 64 times the estimate) added
+ * midpoint of two adjacent floats.  Nearly always hi + lo rounded to
+ * double is clearly away from a midpoint (its bits say so, see below).
+ * Otherwise, and for subnormal results, it is rounded twice, with the
+ * error bound (taken as 2^-62 relative, 64 times the estimate) added
  * and subtracted; when both agree that is the correctly rounded float.
  * When they differ, the exact value may be the midpoint itself: an exact
  * case, which no precision resolves (x = 4097, y = 2 gives a 25-bit
@@ -249,14 +251,25 @@ DUO_DEVICE float duo_powf(float x, float y)
         double s = duo_m_pow2_(duo_m_pow_exp_(zh, zl, &h, &l));
         h = duo_m_mul_(h, s); /* exact: 2^-151 < h < 2^129 */
         l = duo_m_mul_(l, s);
-        double err = duo_m_mul_(h, 0x1p-62);
-        float up = duo_m_dd_to_float_(h, l + err);
-        float dn = duo_m_dd_to_float_(h, l - err);
-        r = up;
-        if (up != dn) {
-            double mid = 0.5 * ((double)up + (double)dn);
-            r = duo_m_powf_is_(x, y, mid) ? (float)mid
-                                          : duo_m_dd_to_float_(h, l);
+        /* Fast test: v = h + l rounded to double is within 0.5 + 2^-9
+         * of its ulps from the exact value, so unless its 29 bits below
+         * float's 24 are within 2 units of the midpoint pattern 2^28, it
+         * rounds to float as the exact value does.  (Normal floats only;
+         * the branch is taken nearly always.) */
+        double v = h + l;
+        uint32_t t = (uint32_t)(duo_bits_from_f64_(v) & 0x1fffffffu);
+        if (fabs(v) >= 0x1p-126 && t - 0x0ffffffeu > 4u) {
+            r = (float)v;
+        } else {
+            double err = duo_m_mul_(h, 0x1p-62);
+            float up = duo_m_dd_to_float_(h, l + err);
+            float dn = duo_m_dd_to_float_(h, l - err);
+            r = up;
+            if (up != dn) {
+                double mid = 0.5 * ((double)up + (double)dn);
+                r = duo_m_powf_is_(x, y, mid) ? (float)mid
+                                              : duo_m_dd_to_float_(h, l);
+            }
         }
     }
     return neg ? -r : r;
