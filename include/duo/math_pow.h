@@ -82,11 +82,11 @@ DUO_DEVICE void duo_m_pow_log_(double u, int ex, double *hi, double *lo)
     double tail = duo_m_mul_(duo_m_mul_(s, s), q);
     /* log1p(r) = a2 + (its low terms): |r| >= r^2/2 >= |r^3|/3. */
     double ae, ae2;
-    double a = duo_m_fast_two_sum_(r, -0.5 * s, &ae);
+    double a = duo_m_fast_two_sum_(r, duo_m_mul_(-0.5, s), &ae);
     double a2 = duo_m_fast_two_sum_(a, t3, &ae2);
     /* log1p(r + pe) - log1p(r) = pe (1 - r + r^2) + O(pe r^3). */
     double pc = duo_m_mul_(pe, (1.0 - r) + s);
-    double low = (ae + ae2) + ((t3l - 0.5 * se) + (tail + pc));
+    double low = (ae + ae2) + ((t3l - duo_m_mul_(0.5, se)) + (tail + pc));
     double E = (double)(e + (i >= 64));
     double ee;
     double ah = duo_m_two_prod_(E, DUO_M_LN2_HI, &ee);
@@ -113,13 +113,13 @@ DUO_DEVICE int duo_m_pow_exp_(double zh, double zl, double *hi, double *lo)
     /* e^r - 1 = ph + pl: r + r^2/2 as a pair, r^3 (1/6 + ... r^5/8!). */
     double se, pe2;
     double s = duo_m_two_prod_(r, r, &se);
-    double ph = duo_m_fast_two_sum_(r, 0.5 * s, &pe2);
+    double ph = duo_m_fast_two_sum_(r, duo_m_mul_(0.5, s), &pe2);
     double q = duo_m_fma_(r, 1.0 / 40320, 1.0 / 5040);
     q = duo_m_fma_(q, r, 1.0 / 720);
     q = duo_m_fma_(q, r, 1.0 / 120);
     q = duo_m_fma_(q, r, 1.0 / 24);
     q = duo_m_fma_(q, r, 1.0 / 6);
-    double pl = (pe2 + 0.5 * se) + duo_m_mul_(duo_m_mul_(s, r), q);
+    double pl = (pe2 + duo_m_mul_(0.5, se)) + duo_m_mul_(duo_m_mul_(s, r), q);
     /* e^(r + rl) - 1 = e^r - 1 + rl e^r, rl below 2^-40. */
     pl += duo_m_mul_(rl, 1.0 + ph);
     int k = (int)kd;
@@ -190,7 +190,7 @@ DUO_DEVICE int duo_m_powf_is_(float x, float y, double m)
         return 0;
     int k = 0;
     while (yd != (double)(int)yd && k < 4) {
-        yd = 2.0 * yd;
+        yd = yd + yd;
         ++k;
     }
     if (yd != (double)(int)yd)
@@ -266,7 +266,7 @@ DUO_DEVICE float duo_powf(float x, float y)
             float dn = duo_m_dd_to_float_(h, l - err);
             r = up;
             if (up != dn) {
-                double mid = 0.5 * ((double)up + (double)dn);
+                double mid = duo_m_mul_(0.5, (double)up + (double)dn);
                 r = duo_m_powf_is_(x, y, mid) ? (float)mid
                                               : duo_m_dd_to_float_(h, l);
             }
