@@ -23,7 +23,7 @@
  * about 2^-68 for powf, 2^-65 for pow.
  *
  * pow rounds hi + lo once to double (subnormal results too, to a
- * multiple of 2^-1074): at most 0.5 ulp + 2^-12 ulp.
+ * multiple of 2^-1074): at most about 0.5 ulp + 2^-12 ulp.
  *
  * powf: rounding hi + lo once to float is right unless the exact value
  * lies within the error bound of a rounding boundary, i.e. of the
@@ -35,14 +35,15 @@
  * When they differ, the exact value may be the midpoint itself: an exact
  * case, which no precision resolves (x = 4097, y = 2 gives a 25-bit
  * odd square; x = 2^-75, y = 2 gives 2^-150, half the least subnormal).
- * duo_m_powf_midpoint_ decides it exactly with integers and returns the
+ * duo_m_powf_is_ decides it exactly with integers and returns the
  * midpoint, which the conversion to float rounds to even.  A value that
  * is not a midpoint but lies within 2^-62 of one keeps the nearest float
- * of hi + lo; none was seen in the tests (profiles/math/pow.md), but
- * unlike the one-argument functions no search over all 2^64 pairs
- * proves there is none closer than the error.  Exactly representable
- * results (powf(2, 10), pow(10, 22)) lie half an ulp from any boundary,
- * so they come out exact.
+ * of hi + lo, right unless hi + lo's actual error (about 2^-68) exceeds
+ * its distance to the midpoint; none was seen in the tests
+ * (profiles/math/pow.md), but unlike the one-argument functions no
+ * search over all 2^64 pairs proves there is none that close.  Exactly
+ * representable results (powf(2, 10), pow(10, 22)) lie half an ulp from
+ * any boundary, so they come out exact.
  *
  * Special values as C11 Annex F (F.10.4.4): pow(x, +-0) = 1 and
  * pow(1, y) = 1 even for NaN, pow(-1, +-inf) = 1, a NaN argument gives
