@@ -15,21 +15,24 @@
  * float argument: the result is the float nearest the exact value, so it
  * is the same on every machine and compiler.  tests/math/exhaustive.c
  * checks each one-argument function on all 2^32 inputs against MPFR
- * (profiles/math/ has the record); atan2f and hypotf on large samples.
+ * (profiles/math/ has the record); atan2f, hypotf and powf on large
+ * samples (powf: exact and halfway cases decided exactly, math_pow.h
+ * says what is and is not proven).
  *
  *   duo_expf  duo_exp2f  duo_expm1f  duo_logf  duo_log2f  duo_log10f
  *   duo_log1pf  duo_sinf  duo_cosf  duo_tanf  duo_sincosf  duo_atanf
  *   duo_atan2f  duo_asinf  duo_acosf  duo_sinhf  duo_coshf  duo_tanhf
- *   duo_cbrtf  duo_erff  duo_hypotf
+ *   duo_cbrtf  duo_erff  duo_hypotf  duo_powf
  *
  * Double functions, at most 1 ulp from the exact value (below 0.51 ulp
  * for normal results), the same bits everywhere: duo_exp, duo_log,
  * duo_sin, duo_cos, duo_tan (exact reduction up to DBL_MAX), duo_atan,
- * duo_atan2, duo_asin, duo_acos.
+ * duo_atan2, duo_asin, duo_acos, duo_pow.
  *
  * Special values as C11 Annex F says: NaN in gives NaN out (the argument's
  * payload, quieted), +-0 and +-inf as specified (sinf(-0) = -0,
- * logf(+-0) = -inf, atan2f(+-0, -0) = +-pi, hypotf(inf, NaN) = +inf, ...),
+ * logf(+-0) = -inf, atan2f(+-0, -0) = +-pi, hypotf(inf, NaN) = +inf,
+ * powf(NaN, 0) = powf(1, NaN) = 1, powf(-8, 1/3.f) = NaN, ...),
  * overflow gives +-inf and underflow rounds to subnormals or 0.  Domain
  * errors (logf(-1), asinf(2), sinf(inf)) return NaN (0x7fc00000); nothing
  * traps and errno is never read or written.  sinf, cosf and tanf reduce
@@ -58,6 +61,7 @@
 #include <duo/math_exp.h>
 #include <duo/math_log.h>
 #include <duo/math_misc.h>
+#include <duo/math_pow.h>
 #include <duo/math_trig.h>
 
 #endif /* DUO_MATH_H */

@@ -1,6 +1,7 @@
 /*
- * bench_math.c - the math group: each float function of <duo/math.h>
- * against the backend's own (math_kernels.h), one call per element.
+ * bench_math.c - the math group: each float function of <duo/math.h>,
+ * and double pow, against the backend's own (math_kernels.h), one call
+ * per element.
  *
  * Two rows per function: "expf" (the kernel over 2^26 arguments, 2^22
  * with --quick: CUDA's function on the GPU, glibc's on the OpenMP
@@ -76,7 +77,8 @@ static void worst_row(const bench *b, int host, FILE *f)
 static void write_math_method(const bench *b, FILE *f)
 {
     fprintf(f, "- math: each float function of duo/math.h (correctly "
-               "rounded, the same bits everywhere) against the backend's "
+               "rounded, the same bits everywhere), and double pow (at "
+               "most 1 ulp), against the backend's "
                "own, one call per element: in a kernel (CUDA's functions "
                "without fast math on the GPU; glibc's on the OpenMP "
                "threads in CPU builds) and, rows \"... host\", in a plain "

@@ -9,7 +9,8 @@
  * CPU builds).  Host side: one thread, a plain loop over host_n
  * arguments, duo's function against glibc's.  Arguments lie where each
  * function is used (exp: [-80, 80], log: (0, 1e6], sin: [-100, 100],
- * asin: [-1, 1], ...), from a hash of the index.
+ * asin: [-1, 1], powf and pow: x in (0, 4], y in [-8, 8], ...), from a
+ * hash of the index.  One row is a double function: pow.
  *
  * math_kernels.c holds kernels: nvcc compiles it in a CUDA build (hence
  * the extern "C").
@@ -26,15 +27,20 @@ extern "C" {
 #endif
 
 typedef struct bench_math {
-    int f;                   /* the function: an MF_ number */
+    int f;                   /* the function: an MF_ number, or
+                              * MF_COUNT for double pow */
     size_t n, host_n;        /* arguments: device side, host side */
     float *x, *y;            /* host: the arguments (y: second argument) */
     float *duo, *ys;         /* host: each side's last outputs */
     float *dx, *dy, *dout;   /* device: arguments, outputs */
+    double *xd, *yd, *duod, *ysd;  /* the same for double pow */
+    double *dxd, *dyd, *doutd;
 } bench_math;
 
 /* The functions: how many, and the name of function f ("expf",
- * "sincosf.sin", ...). */
+ * "sincosf.sin", ...).  The float functions are numbered as
+ * tests/math/math_funcs.h numbers them; the last one, MF_COUNT, is
+ * double pow (duo_pow against CUDA's or glibc's pow). */
 int bench_math_count(void);
 const char *bench_math_name(int f);
 

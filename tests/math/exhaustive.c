@@ -5,9 +5,10 @@
  *   math-exhaustive [--mpfr] [--from HEX] [--to HEX] [--pairs N] [FUNC...]
  *
  * One-argument functions run over the argument bit patterns --from..--to
- * (all 2^32 by default); atan2f and hypotf over N pseudo-random pairs
- * (--pairs, default 2^28: 2^64 pairs are out of reach), half of them
- * with arguments of nearby magnitudes.  --mpfr takes every reference from
+ * (all 2^32 by default); atan2f, hypotf and powf over N pseudo-random
+ * pairs (--pairs, default 2^28: 2^64 pairs are out of reach), half of
+ * them with arguments of nearby magnitudes (powf: three in four with the
+ * result inside float's range, pow_pair_of).  --mpfr takes every reference from
  * MPFR (slow; checks math_ref.c's shortcut).  With no FUNC, all of them.
  * OpenMP threads share the work; progress goes to stderr.  For each
  * function one line: arguments, results not correctly rounded (bits
@@ -87,6 +88,37 @@ static void pair_of(uint64_t i, float *x, float *y)
     *y = float_of(b);
 }
 
+/* powf's pair i: bit patterns make mostly NaN, inf and 0, so three in
+ * four pairs take y = t / log2|x| with t uniform in [-151, 129] (the
+ * result anywhere in float's range, subnormals and both thresholds
+ * included), half of those with x within 2^-7 of 1, or an integer or
+ * half-integer y with either sign of x. */
+static void pow_pair_of(uint64_t i, float *x, float *y)
+{
+    pair_of(i, x, y);
+    if (i % 4 == 0)
+        return;
+    uint64_t z = (i + 7) * 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+    z ^= z >> 29;
+    double t = -151.0 + 280.0 * (double)(z >> 11) * 0x1p-53;
+    uint32_t a = bits_of(*x) & 0x7fffffffu;
+    if (a >= 0x7f800000u || a == 0u)
+        a = 0x40400000u;
+    if (i % 4 == 1) {
+        *x = float_of(a);
+    } else if (i % 4 == 2) {
+        *x = 1.0f + (float)((int32_t)(a % 131073u) - 65536) * 0x1p-23f;
+    } else {
+        *x = float_of(a | (bits_of(*y) & 0x80000000u));
+        *y = (float)((int32_t)(z % 257u) - 128) * ((z >> 9) & 1 ? 0.5f : 1.0f);
+        return;
+    }
+    if (*x == 1.0f)
+        *x = 0x1.000002p0f;
+    *y = (float)(t / log2((double)*x));
+}
+
 static void check_one(mref_ctx *c, int f, float x, float y, int force,
                       result *r)
 {
@@ -147,7 +179,9 @@ static result run(int f, uint64_t from, uint64_t to, uint64_t pairs,
             uint64_t end = (k + 1) * chunk < count ? (k + 1) * chunk : count;
             for (uint64_t i = k * chunk; i < end; ++i) {
                 float x, y = 0.0f;
-                if (f >= MF_FIRST_BINARY)
+                if (f == MF_POWF)
+                    pow_pair_of(i, &x, &y);
+                else if (f >= MF_FIRST_BINARY)
                     pair_of(i, &x, &y);
                 else
                     x = float_of((uint32_t)(from + i));

@@ -7,8 +7,8 @@
  * On a CUDA build with a GPU this is the full GPU-vs-CPU proof (the host
  * side runs on all OpenMP threads); on other builds and the host path
  * it compares the kernel loop with plain host calls.  Arguments go
- * through in slices of 2^28.  atan2f and hypotf take y = the bits of x
- * scrambled (a bijection), so each of 2^32 x meets one y.  One line per
+ * through in slices of 2^28.  atan2f, hypotf and powf take y = the bits
+ * of x scrambled (a bijection), so each of 2^32 x meets one y.  One line per
  * function: mismatches and the first one.  Exit status 1 on any
  * mismatch.
  */

@@ -16,18 +16,18 @@ enum {
     MF_EXPF, MF_EXP2F, MF_EXPM1F, MF_LOGF, MF_LOG2F, MF_LOG10F, MF_LOG1PF,
     MF_SINF, MF_COSF, MF_TANF, MF_SINCOSF_SIN, MF_SINCOSF_COS, MF_ATANF,
     MF_ASINF, MF_ACOSF, MF_SINHF, MF_COSHF, MF_TANHF, MF_CBRTF, MF_ERFF,
-    MF_ATAN2F, MF_HYPOTF,
+    MF_ATAN2F, MF_HYPOTF, MF_POWF,
     MF_COUNT
 };
 
-/* Functions before MF_ATAN2F take one argument. */
+/* Functions before MF_ATAN2F take one argument; from it on, two. */
 #define MF_FIRST_BINARY MF_ATAN2F
 
 static const char *const mf_names[MF_COUNT] = {
     "expf", "exp2f", "expm1f", "logf", "log2f", "log10f", "log1pf",
     "sinf", "cosf", "tanf", "sincosf.sin", "sincosf.cos", "atanf",
     "asinf", "acosf", "sinhf", "coshf", "tanhf", "cbrtf", "erff",
-    "atan2f", "hypotf"};
+    "atan2f", "hypotf", "powf"};
 
 DUO_DEVICE float duo_math_eval(int f, float x, float y)
 {
@@ -55,6 +55,7 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
     case MF_ERFF: return duo_erff(x);
     case MF_ATAN2F: return duo_atan2f(x, y);
     case MF_HYPOTF: return duo_hypotf(x, y);
+    case MF_POWF: return duo_powf(x, y);
     default: return 0.0f;
     }
 }
@@ -63,12 +64,12 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
  * everywhere). */
 enum {
     MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_ATAN, MD_ASIN, MD_ACOS,
-    MD_ATAN2,
+    MD_ATAN2, MD_POW,
     MD_COUNT
 };
 
 static const char *const md_names[MD_COUNT] = {
-    "exp", "log", "sin", "cos", "tan", "atan", "asin", "acos", "atan2"};
+    "exp", "log", "sin", "cos", "tan", "atan", "asin", "acos", "atan2", "pow"};
 
 DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
 {
@@ -82,6 +83,7 @@ DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
     case MD_ASIN: return duo_asin(x);
     case MD_ACOS: return duo_acos(x);
     case MD_ATAN2: return duo_atan2(x, y);
+    case MD_POW: return duo_pow(x, y);
     default: return 0.0;
     }
 }

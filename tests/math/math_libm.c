@@ -31,6 +31,7 @@ double mf_libm(int f, double x, double y)
     case MF_ERFF: return erf(x);
     case MF_ATAN2F: return atan2(x, y);
     case MF_HYPOTF: return hypot(x, y);
+    case MF_POWF: return pow(x, y);
     }
     return NAN;
 }

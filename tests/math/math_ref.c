@@ -66,6 +66,8 @@ static float mpfr_eval(mref_ctx *c, int f, float x, float y)
         t = mpfr_atan2(c->r, c->x, c->y, MPFR_RNDN);
     else if (f == MF_HYPOTF)
         t = mpfr_hypot(c->r, c->x, c->y, MPFR_RNDN);
+    else if (f == MF_POWF)
+        t = mpfr_pow(c->r, c->x, c->y, MPFR_RNDN);
     else
         t = mpfr_of(f)(c->r, c->x, MPFR_RNDN);
     t = mpfr_subnormalize(c->r, t, MPFR_RNDN);

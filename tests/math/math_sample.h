@@ -28,6 +28,16 @@ void mf_sample(float *x, float *y, size_t n, uint64_t seed);
  * uniform bit patterns, moderate values and values over all exponents. */
 void mf_sample_d(double *x, size_t n, uint64_t seed);
 
+/* Pairs (x, y) for powf and pow: every pair of pow's special values
+ * (zeros, infinities, NaNs, +-1, odd and even integers, halves,
+ * subnormals, the thresholds), then bit patterns, x in (0, 4] with y in
+ * [-8, 8], x near 1 with y large, results near the overflow and
+ * underflow thresholds, negative x with integer y, exact and halfway
+ * results (b^(n/d) for a perfect d-th power x), subnormal x, and y over
+ * all exponents. */
+void mf_sample_pow(float *x, float *y, size_t n, uint64_t seed);
+void mf_sample_pow_d(double *x, double *y, size_t n, uint64_t seed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,9 @@
  * the correctly rounded bits), NaN bits as math.h promises, sincosf
  * equal to sinf and cosf, and C Annex F's special cases.
  *
- * The double functions likewise on 2^18 arguments (pairs for atan2):
+ * The double functions likewise on 2^18 arguments (pairs for atan2 and
+ * pow), and powf and pow again on 2^18 pairs of their own sample
+ * (mf_sample_pow: thresholds, x near 1, exact and halfway cases):
  * kernel bits equal to the host's, within 1 ulp of glibc (both are within
  * 1 ulp of the exact value: one of its two neighbours), NaNs, Annex F.
  *
@@ -254,6 +256,30 @@ static void test_annex_f(void)
         {MF_ATAN2F, -inf, inf, -pio4}, {MF_HYPOTF, inf, NAN, inf},
         {MF_HYPOTF, NAN, -inf, inf}, {MF_HYPOTF, -3.0f, 4.0f, 5.0f},
         {MF_HYPOTF, -0.0f, -0.0f, 0.0f},
+        /* F.10.4.4 */
+        {MF_POWF, NAN, 0.0f, 1.0f}, {MF_POWF, NAN, -0.0f, 1.0f},
+        {MF_POWF, 1.0f, NAN, 1.0f}, {MF_POWF, -1.0f, inf, 1.0f},
+        {MF_POWF, -1.0f, -inf, 1.0f}, {MF_POWF, -0.0f, -3.0f, -inf},
+        {MF_POWF, 0.0f, -3.0f, inf}, {MF_POWF, -0.0f, -2.0f, inf},
+        {MF_POWF, -0.0f, -0.5f, inf}, {MF_POWF, -0.0f, -inf, inf},
+        {MF_POWF, -0.0f, 3.0f, -0.0f}, {MF_POWF, -0.0f, 2.0f, 0.0f},
+        {MF_POWF, -0.0f, 0.5f, 0.0f}, {MF_POWF, 0.5f, -inf, inf},
+        {MF_POWF, -2.0f, -inf, 0.0f}, {MF_POWF, -0.5f, inf, 0.0f},
+        {MF_POWF, 2.0f, inf, inf}, {MF_POWF, -inf, -3.0f, -0.0f},
+        {MF_POWF, -inf, -2.0f, 0.0f}, {MF_POWF, -inf, 3.0f, -inf},
+        {MF_POWF, -inf, 2.5f, inf}, {MF_POWF, inf, -0.5f, 0.0f},
+        {MF_POWF, inf, 0.5f, inf}, {MF_POWF, -8.0f, 1.0f / 3, NAN},
+        {MF_POWF, -1.0f, 0.5f, NAN},
+        /* exact, halfway (ties to even), overflow, underflow */
+        {MF_POWF, 2.0f, 10.0f, 1024.0f}, {MF_POWF, -2.0f, 3.0f, -8.0f},
+        {MF_POWF, 9.0f, 0.5f, 3.0f}, {MF_POWF, 0x1p-20f, -1.5f, 0x1p30f},
+        {MF_POWF, 4097.0f, 2.0f, 16785408.0f},
+        {MF_POWF, 4099.0f, 2.0f, 16801800.0f},
+        {MF_POWF, 0x1p-75f, 2.0f, 0.0f}, {MF_POWF, -0x1p-75f, 3.0f, -0.0f},
+        {MF_POWF, 2.0f, -149.0f, 0x1p-149f}, {MF_POWF, 2.0f, -150.0f, 0.0f},
+        {MF_POWF, 0x1.8p-75f, 2.0f, 0x1p-149f},
+        {MF_POWF, 2.0f, 128.0f, inf}, {MF_POWF, -2.0f, 127.0f, -0x1p127f},
+        {MF_POWF, -2.0f, 129.0f, -inf},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         test_set_context("Annex F: %s(%a, %a)", mf_names[cases[i].f],
@@ -281,6 +307,7 @@ static double libm_of_d(int f, double x, double y)
     case MD_ATAN: return atan(x);
     case MD_ASIN: return asin(x);
     case MD_ACOS: return acos(x);
+    case MD_POW: return pow(x, y);
     default: return atan2(x, y);
     }
 }
@@ -325,7 +352,8 @@ static void test_double_functions(void)
         size_t bad = 0;
         for (size_t i = 0; i < NSAMPLE_D && bad < 5; ++i) {
             double want = libm_of_d(f, x[i], y[i]);
-            double nan_arg = isnan(x[i]) || f != MD_ATAN2 ? x[i] : y[i];
+            double nan_arg =
+                isnan(x[i]) || (f != MD_ATAN2 && f != MD_POW) ? x[i] : y[i];
             int ok;
             if (isnan(want))
                 ok = test_bits_f64(h[i]) ==
@@ -359,6 +387,22 @@ static void test_double_functions(void)
         CHECK_BITS_F64(duo_math_eval_d(cases[i].f, cases[i].x, 0.0),
                        cases[i].want);
     }
+    const struct {
+        double x, y, want;
+    } pows[] = {
+        {NAN, -0.0, 1.0}, {1.0, NAN, 1.0}, {-1.0, -inf, 1.0},
+        {-0.0, -3.0, -inf}, {-0.0, -4.0, inf}, {-0.0, 3.0, -0.0},
+        {-0.0, 0.5, 0.0}, {0.5, -inf, inf}, {2.0, -inf, 0.0},
+        {-inf, -3.0, -0.0}, {-inf, 3.0, -inf}, {-inf, 0.5, inf},
+        {inf, -1.0, 0.0}, {-8.0, 1.0 / 3, NAN}, {10.0, 22.0, 1e22},
+        {-3.0, 3.0, -27.0}, {2.0, -1074.0, 0x1p-1074}, {2.0, -1075.0, 0.0},
+        {2.0, 1024.0, inf}, {-2.0, 1023.0, -0x1p1023}, {81.0, 0.25, 3.0},
+    };
+    for (size_t i = 0; i < sizeof pows / sizeof pows[0]; ++i) {
+        test_set_context("Annex F: pow(%a, %a)", pows[i].x, pows[i].y);
+        CHECK_BITS_F64(duo_math_eval_d(MD_POW, pows[i].x, pows[i].y),
+                       pows[i].want);
+    }
     CHECK_OK(duo_free(dx));
     CHECK_OK(duo_free(dy));
     CHECK_OK(duo_free(dout));
@@ -366,6 +410,80 @@ static void test_double_functions(void)
     free(y);
     free(h);
     free(got);
+    test_set_context("%s", "");
+}
+
+/* powf and pow on their own sample (mf_sample_pow: thresholds, x near
+ * 1, negative x, exact and halfway cases, ...): kernel bits equal to the
+ * host's, and the host within 1 ulp of glibc's pow (NaN bits as
+ * nan_wanted says). */
+static void test_pow_sample(void)
+{
+    const size_t n = NSAMPLE_D;
+    float *x = (float *)test_xmalloc(n * sizeof(float));
+    float *y = (float *)test_xmalloc(n * sizeof(float));
+    float *got = (float *)test_xmalloc(n * sizeof(float));
+    double *xd = (double *)test_xmalloc(n * sizeof(double));
+    double *yd = (double *)test_xmalloc(n * sizeof(double));
+    double *gotd = (double *)test_xmalloc(n * sizeof(double));
+    mf_sample_pow(x, y, n, 41);
+    mf_sample_pow_d(xd, yd, n, 43);
+    float *dx = (float *)to_device(x, n * sizeof(float));
+    float *dy = (float *)to_device(y, n * sizeof(float));
+    float *dout = (float *)test_device_alloc(n * sizeof(float));
+    double *dxd = (double *)to_device(xd, n * sizeof(double));
+    double *dyd = (double *)to_device(yd, n * sizeof(double));
+    double *doutd = (double *)test_device_alloc(n * sizeof(double));
+    CHECK_OK(DUO_LAUNCH(math_eval, n, n, (int)MF_POWF, dx, dy, dout));
+    CHECK_OK(DUO_LAUNCH(math_eval_d, n, n, (int)MD_POW, dxd, dyd, doutd));
+    test_to_host(got, dout, n * sizeof(float));
+    test_to_host(gotd, doutd, n * sizeof(double));
+    size_t bad = 0, badd = 0;
+    for (size_t i = 0; i < n && bad + badd < 5; ++i) {
+        test_set_context("powf(%a, %a), pow's sample", (double)x[i],
+                         (double)y[i]);
+        float h = duo_powf(x[i], y[i]);
+        float want = (float)pow((double)x[i], (double)y[i]);
+        int ok = test_bits_f32(got[i]) == test_bits_f32(h);
+        if (isnan(want))
+            ok = ok && test_bits_f32(h) == nan_wanted(MF_POWF, x[i], y[i]);
+        else if (isinf(want) || want == 0.0f)
+            ok = ok && test_bits_f32(h) == test_bits_f32(want);
+        else
+            ok = ok && !isnan(h) && ordered(h) - ordered(want) >= -1 &&
+                 ordered(h) - ordered(want) <= 1;
+        bad += !ok;
+        CHECK_MSG(ok, "kernel %a, host %a, glibc's pow rounded to float %a",
+                  (double)got[i], (double)h, (double)want);
+        test_set_context("pow(%a, %a), pow's sample", xd[i], yd[i]);
+        double hd = duo_pow(xd[i], yd[i]);
+        /* glibc's pow gives NaN for a signalling NaN even where Annex F
+         * says 1 (pow(sNaN, 0), pow(1, sNaN)). */
+        double wd = yd[i] == 0.0 || xd[i] == 1.0 ? 1.0 : pow(xd[i], yd[i]);
+        double nan_arg = isnan(xd[i]) ? xd[i] : yd[i];
+        ok = test_bits_f64(gotd[i]) == test_bits_f64(hd);
+        if (isnan(wd))
+            ok = ok && test_bits_f64(hd) ==
+                           (isnan(nan_arg) ? test_bits_f64(nan_arg) |
+                                                 0x0008000000000000ull
+                                           : 0x7ff8000000000000ull);
+        else if (isinf(wd) || wd == 0.0)
+            ok = ok && test_bits_f64(hd) == test_bits_f64(wd);
+        else
+            ok = ok && !isnan(hd) && ordered_d(hd) - ordered_d(wd) >= -1 &&
+                 ordered_d(hd) - ordered_d(wd) <= 1;
+        badd += !ok;
+        CHECK_MSG(ok, "kernel %a, host %a, glibc %a", gotd[i], hd, wd);
+    }
+    void *bufs[] = {dx, dy, dout, dxd, dyd, doutd};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
+        CHECK_OK(duo_free(bufs[i]));
+    free(x);
+    free(y);
+    free(got);
+    free(xd);
+    free(yd);
+    free(gotd);
     test_set_context("%s", "");
 }
 
@@ -381,6 +499,7 @@ int main(void)
     float *host = test_kernel_matches_host(x, y);
     test_against_libm(x, y, host);
     test_double_functions();
+    test_pow_sample();
     free(host);
     free(x);
     free(y);

@@ -5,8 +5,12 @@
  * pseudo-random arguments per function (math_sample.h) and 64 hard cases
  * per function (arguments whose exact result lies within 2^-41 relative
  * of a rounding boundary, found by searching with glibc's double
- * functions).  The double functions: 2^20 arguments each, every
- * result one of the two doubles next to the exact value (at most 1 ulp).
+ * functions); powf also on 2^20 pairs of pow's own sample (thresholds,
+ * x near 1, exact and halfway cases: mf_sample_pow).  The double
+ * functions: 2^20 arguments each (pow: mf_sample_pow_d), every result
+ * one of the two doubles next to the exact value (at most 1 ulp); the
+ * count of results not correctly rounded and the largest error in ulps
+ * are printed.
  * Host only.  Without MPFR at configure time it says so and
  * exits 77 (skipped).  tests/math/exhaustive.c is the full check.
  */
@@ -46,6 +50,10 @@ static size_t find_hard(int f, float *x, float *y, size_t max)
         float b = test_rng_wide_f(&rng, -20, 20);
         if (f < MF_FIRST_BINARY && tries % 2)
             a = test_rng_wide_f(&rng, -20, 8);
+        if (f == MF_POWF) { /* x in (0, 16), y in [-20, 20] */
+            a = 8.0f + 8.0f * test_rng_uniform_f(&rng);
+            b = 20.0f * test_rng_uniform_f(&rng);
+        }
         float got = duo_math_eval(f, a, b); /* only to skip NaN, inf, 0 */
         if (!isfinite(got) || got == 0.0f)
             continue;
@@ -101,17 +109,23 @@ static void check_doubles(void)
     const size_t n = (size_t)1 << 20;
     double *x = (double *)test_xmalloc(n * sizeof(double));
     double *y = (double *)test_xmalloc(n * sizeof(double));
-    mf_sample_d(x, n, 4099);
-    mf_sample_d(y, n, 4111);
     for (int f = 0; f < MD_COUNT; ++f) {
-        long bad = 0;
+        long bad = 0, wrong = 0;
+        double max_ulps = 0.0;
+        if (f == MD_POW) {
+            mf_sample_pow_d(x, y, n, 4127);
+        } else {
+            mf_sample_d(x, n, 4099);
+            mf_sample_d(y, n, 4111);
+        }
         test_set_context("%s vs MPFR", md_names[f]);
 #pragma omp parallel
         {
             mpfr_t a, b, e, r;
             mpfr_inits2(160, a, b, e, (mpfr_ptr)0);
             mpfr_init2(r, 53);
-#pragma omp for schedule(dynamic, 4096) reduction(+ : bad)
+            double my_max = 0.0;
+#pragma omp for schedule(dynamic, 4096) reduction(+ : bad, wrong)
             for (long i = 0; i < (long)n; ++i) {
                 double got = duo_math_eval_d(f, x[i], y[i]);
                 /* The exact value down to 2^-1300 (far below the
@@ -129,6 +143,7 @@ static void check_doubles(void)
                 case MD_ATAN: mpfr_atan(e, a, MPFR_RNDN); break;
                 case MD_ASIN: mpfr_asin(e, a, MPFR_RNDN); break;
                 case MD_ACOS: mpfr_acos(e, a, MPFR_RNDN); break;
+                case MD_POW: mpfr_pow(e, a, b, MPFR_RNDN); break;
                 default: mpfr_atan2(e, a, b, MPFR_RNDN); break;
                 }
                 int ok;
@@ -146,6 +161,21 @@ static void check_doubles(void)
                     double hi = mpfr_get_d(r, MPFR_RNDU);
                     ok = test_bits_f64(got) == test_bits_f64(lo) ||
                          test_bits_f64(got) == test_bits_f64(hi);
+                    t = mpfr_set(r, e, MPFR_RNDN);
+                    t = mpfr_check_range(r, t, MPFR_RNDN);
+                    t = mpfr_subnormalize(r, t, MPFR_RNDN);
+                    wrong += test_bits_f64(got) !=
+                             test_bits_f64(mpfr_get_d(r, MPFR_RNDN));
+                    /* |got - exact| in ulps, for normal results. */
+                    if (isfinite(got) && isfinite(hi) &&
+                        fabs(lo) >= 0x1p-1022 && lo != hi) {
+                        mpfr_set_emin(-1300);
+                        mpfr_sub_d(b, e, got, MPFR_RNDN);
+                        double u = fabs(mpfr_get_d(b, MPFR_RNDN)) /
+                                   (fabs(hi - lo));
+                        if (u > my_max)
+                            my_max = u;
+                    }
                 }
                 if (!ok && bad++ < 5) {
 #pragma omp critical
@@ -156,8 +186,13 @@ static void check_doubles(void)
             }
             mpfr_clears(a, b, e, (mpfr_ptr)0);
             mpfr_clear(r);
+#pragma omp critical
+            if (my_max > max_ulps)
+                max_ulps = my_max;
         }
         CHECK_MSG(bad == 0, "%ld of %zu results more than 1 ulp off", bad, n);
+        printf("%s: %zu arguments, %ld not correctly rounded, largest "
+               "error %.4f ulp (normal results)\n", md_names[f], n, wrong, max_ulps);
     }
     test_set_context("%s", "");
     free(x);
@@ -178,6 +213,8 @@ int main(void)
         CHECK_MSG(nh == NHARD, "found only %zu hard cases", nh);
         check_range(f, hx, hy, nh, "hard cases");
     }
+    mf_sample_pow(x, y, NSAMPLE, 2039);
+    check_range(MF_POWF, x, y, NSAMPLE, "pow's sample (math_sample.h)");
     free(x);
     free(y);
     check_doubles();
