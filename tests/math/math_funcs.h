@@ -60,24 +60,32 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
 }
 
 /* The double functions, by number (at most 1 ulp, the same bits
- * everywhere). */
+ * everywhere); sincos appears twice, as for the floats. */
 enum {
-    MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_ATAN, MD_ASIN, MD_ACOS,
+    MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_SINCOS_SIN, MD_SINCOS_COS,
+    MD_ATAN, MD_ASIN, MD_ACOS,
     MD_ATAN2,
     MD_COUNT
 };
 
+/* Functions before MD_ATAN2 take one argument. */
+#define MD_FIRST_BINARY MD_ATAN2
+
 static const char *const md_names[MD_COUNT] = {
-    "exp", "log", "sin", "cos", "tan", "atan", "asin", "acos", "atan2"};
+    "exp", "log", "sin", "cos", "tan", "sincos.sin", "sincos.cos", "atan",
+    "asin", "acos", "atan2"};
 
 DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
 {
+    double s, c;
     switch (f) {
     case MD_EXP: return duo_exp(x);
     case MD_LOG: return duo_log(x);
     case MD_SIN: return duo_sin(x);
     case MD_COS: return duo_cos(x);
     case MD_TAN: return duo_tan(x);
+    case MD_SINCOS_SIN: duo_sincos(x, &s, &c); return s;
+    case MD_SINCOS_COS: duo_sincos(x, &s, &c); return c;
     case MD_ATAN: return duo_atan(x);
     case MD_ASIN: return duo_asin(x);
     case MD_ACOS: return duo_acos(x);

@@ -10,7 +10,8 @@
  *
  * The double functions likewise on 2^18 arguments (pairs for atan2):
  * kernel bits equal to the host's, within 1 ulp of glibc (both are within
- * 1 ulp of the exact value: one of its two neighbours), NaNs, Annex F.
+ * 1 ulp of the exact value: one of its two neighbours), sincos equal to
+ * sin and cos, NaNs, Annex F.
  *
  * Also checks that this build does not contract a * b + c into an fma in
  * kernels: math.h is immune, but user kernels would part ways between
@@ -18,6 +19,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "math_funcs.h"
 #include "math_libm.h"
@@ -275,8 +277,8 @@ static double libm_of_d(int f, double x, double y)
     switch (f) {
     case MD_EXP: return exp(x);
     case MD_LOG: return log(x);
-    case MD_SIN: return sin(x);
-    case MD_COS: return cos(x);
+    case MD_SIN: case MD_SINCOS_SIN: return sin(x);
+    case MD_COS: case MD_SINCOS_COS: return cos(x);
     case MD_TAN: return tan(x);
     case MD_ATAN: return atan(x);
     case MD_ASIN: return asin(x);
@@ -294,6 +296,7 @@ static void test_double_functions(void)
     double *x = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
     double *y = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
     double *h = (double *)test_xmalloc(NSAMPLE_D * sizeof(double));
+    double *hsc = (double *)test_xmalloc(2 * NSAMPLE_D * sizeof(double));
     double *got = (double *)test_xmalloc(bytes);
     mf_sample_d(x, NSAMPLE_D, 31);
     mf_sample_d(y, NSAMPLE_D, 37);
@@ -303,6 +306,22 @@ static void test_double_functions(void)
     for (int f = 0; f < MD_COUNT; ++f) {
         for (size_t i = 0; i < NSAMPLE_D; ++i)
             h[i] = duo_math_eval_d(f, x[i], y[i]);
+        if (f == MD_SIN || f == MD_COS)
+            memcpy(hsc + (f == MD_COS) * NSAMPLE_D, h,
+                   NSAMPLE_D * sizeof(double));
+        if (f == MD_SINCOS_SIN || f == MD_SINCOS_COS) {
+            test_set_context("%s vs %s", md_names[f],
+                             f == MD_SINCOS_SIN ? "sin" : "cos");
+            const double *want = hsc + (f == MD_SINCOS_COS) * NSAMPLE_D;
+            size_t i = 0;
+            while (i < NSAMPLE_D &&
+                   test_bits_f64(h[i]) == test_bits_f64(want[i]))
+                ++i;
+            CHECK_MSG(i == NSAMPLE_D, "%s(%a) = %a, not the same bits as "
+                      "%a", md_names[f], i < NSAMPLE_D ? x[i] : 0.0,
+                      i < NSAMPLE_D ? h[i] : 0.0,
+                      i < NSAMPLE_D ? want[i] : 0.0);
+        }
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
             const size_t n = sizes[s];
             test_set_context("%s in a kernel, n = %zu", md_names[f], n);
@@ -325,7 +344,8 @@ static void test_double_functions(void)
         size_t bad = 0;
         for (size_t i = 0; i < NSAMPLE_D && bad < 5; ++i) {
             double want = libm_of_d(f, x[i], y[i]);
-            double nan_arg = isnan(x[i]) || f != MD_ATAN2 ? x[i] : y[i];
+            double nan_arg =
+                isnan(x[i]) || f < MD_FIRST_BINARY ? x[i] : y[i];
             int ok;
             if (isnan(want))
                 ok = test_bits_f64(h[i]) ==
@@ -353,6 +373,7 @@ static void test_double_functions(void)
         {MD_LOG, -0.0, -inf}, {MD_LOG, inf, inf}, {MD_SIN, -0.0, -0.0},
         {MD_COS, -0.0, 1.0}, {MD_TAN, -0.0, -0.0}, {MD_ATAN, -0.0, -0.0},
         {MD_ASIN, -0.0, -0.0}, {MD_ACOS, 1.0, 0.0},
+        {MD_SINCOS_SIN, -0.0, -0.0}, {MD_SINCOS_COS, -0.0, 1.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         test_set_context("Annex F: %s(%a)", md_names[cases[i].f], cases[i].x);
@@ -365,6 +386,7 @@ static void test_double_functions(void)
     free(x);
     free(y);
     free(h);
+    free(hsc);
     free(got);
     test_set_context("%s", "");
 }

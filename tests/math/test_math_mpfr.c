@@ -123,8 +123,12 @@ static void check_doubles(void)
                 switch (f) {
                 case MD_EXP: mpfr_exp(e, a, MPFR_RNDN); break;
                 case MD_LOG: mpfr_log(e, a, MPFR_RNDN); break;
-                case MD_SIN: mpfr_sin(e, a, MPFR_RNDN); break;
-                case MD_COS: mpfr_cos(e, a, MPFR_RNDN); break;
+                case MD_SIN: case MD_SINCOS_SIN:
+                    mpfr_sin(e, a, MPFR_RNDN);
+                    break;
+                case MD_COS: case MD_SINCOS_COS:
+                    mpfr_cos(e, a, MPFR_RNDN);
+                    break;
                 case MD_TAN: mpfr_tan(e, a, MPFR_RNDN); break;
                 case MD_ATAN: mpfr_atan(e, a, MPFR_RNDN); break;
                 case MD_ASIN: mpfr_asin(e, a, MPFR_RNDN); break;
