@@ -56,6 +56,7 @@
 #include <duo/math_atan.h>
 #include <duo/math_erf.h>
 #include <duo/math_exp.h>
+#include <duo/math_hyp.h>
 #include <duo/math_log.h>
 #include <duo/math_misc.h>
 #include <duo/math_trig.h>
