@@ -276,6 +276,8 @@ static double libm_of_d(int f, double x, double y)
 {
     switch (f) {
     case MD_EXP: return exp(x);
+    case MD_EXP2: return exp2(x);
+    case MD_EXPM1: return expm1(x);
     case MD_LOG: return log(x);
     case MD_SIN: case MD_SINCOS_SIN: return sin(x);
     case MD_COS: case MD_SINCOS_COS: return cos(x);
@@ -373,6 +375,10 @@ static void test_double_functions(void)
         {MD_LOG, -0.0, -inf}, {MD_LOG, inf, inf}, {MD_SIN, -0.0, -0.0},
         {MD_COS, -0.0, 1.0}, {MD_TAN, -0.0, -0.0}, {MD_ATAN, -0.0, -0.0},
         {MD_ASIN, -0.0, -0.0}, {MD_ACOS, 1.0, 0.0},
+        {MD_EXP2, -inf, 0.0}, {MD_EXP2, inf, inf}, {MD_EXP2, 3.0, 8.0},
+        {MD_EXP2, -1074.0, 0x1p-1074}, {MD_EXP2, 1024.0, inf},
+        {MD_EXPM1, -0.0, -0.0}, {MD_EXPM1, -inf, -1.0},
+        {MD_EXPM1, inf, inf},
         {MD_SINCOS_SIN, -0.0, -0.0}, {MD_SINCOS_COS, -0.0, 1.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -122,6 +122,8 @@ static void check_doubles(void)
                 mpfr_set_d(b, y[i], MPFR_RNDN);
                 switch (f) {
                 case MD_EXP: mpfr_exp(e, a, MPFR_RNDN); break;
+                case MD_EXP2: mpfr_exp2(e, a, MPFR_RNDN); break;
+                case MD_EXPM1: mpfr_expm1(e, a, MPFR_RNDN); break;
                 case MD_LOG: mpfr_log(e, a, MPFR_RNDN); break;
                 case MD_SIN: case MD_SINCOS_SIN:
                     mpfr_sin(e, a, MPFR_RNDN);
