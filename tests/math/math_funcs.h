@@ -62,8 +62,8 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
 /* The double functions, by number (at most 1 ulp, the same bits
  * everywhere); sincos appears twice, as for the floats. */
 enum {
-    MD_EXP, MD_EXP2, MD_EXPM1, MD_LOG, MD_SIN, MD_COS, MD_TAN,
-    MD_SINCOS_SIN, MD_SINCOS_COS, MD_ATAN, MD_ASIN, MD_ACOS,
+    MD_EXP, MD_EXP2, MD_EXPM1, MD_LOG, MD_LOG2, MD_LOG10, MD_LOG1P, MD_SIN,
+    MD_COS, MD_TAN, MD_SINCOS_SIN, MD_SINCOS_COS, MD_ATAN, MD_ASIN, MD_ACOS,
     MD_ATAN2,
     MD_COUNT
 };
@@ -72,8 +72,8 @@ enum {
 #define MD_FIRST_BINARY MD_ATAN2
 
 static const char *const md_names[MD_COUNT] = {
-    "exp", "exp2", "expm1", "log", "sin", "cos", "tan", "sincos.sin",
-    "sincos.cos", "atan", "asin", "acos", "atan2"};
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+    "tan", "sincos.sin", "sincos.cos", "atan", "asin", "acos", "atan2"};
 
 DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
 {
@@ -83,6 +83,9 @@ DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
     case MD_EXP2: return duo_exp2(x);
     case MD_EXPM1: return duo_expm1(x);
     case MD_LOG: return duo_log(x);
+    case MD_LOG2: return duo_log2(x);
+    case MD_LOG10: return duo_log10(x);
+    case MD_LOG1P: return duo_log1p(x);
     case MD_SIN: return duo_sin(x);
     case MD_COS: return duo_cos(x);
     case MD_TAN: return duo_tan(x);

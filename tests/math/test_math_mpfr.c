@@ -125,6 +125,9 @@ static void check_doubles(void)
                 case MD_EXP2: mpfr_exp2(e, a, MPFR_RNDN); break;
                 case MD_EXPM1: mpfr_expm1(e, a, MPFR_RNDN); break;
                 case MD_LOG: mpfr_log(e, a, MPFR_RNDN); break;
+                case MD_LOG2: mpfr_log2(e, a, MPFR_RNDN); break;
+                case MD_LOG10: mpfr_log10(e, a, MPFR_RNDN); break;
+                case MD_LOG1P: mpfr_log1p(e, a, MPFR_RNDN); break;
                 case MD_SIN: case MD_SINCOS_SIN:
                     mpfr_sin(e, a, MPFR_RNDN);
                     break;
