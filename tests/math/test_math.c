@@ -289,6 +289,9 @@ static double libm_of_d(int f, double x, double y)
     case MD_ATAN: return atan(x);
     case MD_ASIN: return asin(x);
     case MD_ACOS: return acos(x);
+    case MD_SINH: return sinh(x);
+    case MD_COSH: return cosh(x);
+    case MD_TANH: return tanh(x);
     default: return atan2(x, y);
     }
 }
@@ -301,7 +304,7 @@ static double libm_of_d(int f, double x, double y)
 static int64_t libm_tol_d(int f)
 {
     switch (f) {
-    case MD_LOG10: return 2;
+    case MD_LOG10: case MD_SINH: case MD_COSH: case MD_TANH: return 2;
     default: return 1;
     }
 }
@@ -403,6 +406,10 @@ static void test_double_functions(void)
         {MD_LOG10, 1e10, 10.0}, {MD_LOG1P, -0.0, -0.0},
         {MD_LOG1P, -1.0, -inf}, {MD_LOG1P, inf, inf},
         {MD_SINCOS_SIN, -0.0, -0.0}, {MD_SINCOS_COS, -0.0, 1.0},
+        {MD_SINH, -0.0, -0.0}, {MD_SINH, -inf, -inf},
+        {MD_COSH, -inf, inf}, {MD_COSH, -0.0, 1.0},
+        {MD_TANH, -0.0, -0.0}, {MD_TANH, -inf, -1.0},
+        {MD_TANH, inf, 1.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         test_set_context("Annex F: %s(%a)", md_names[cases[i].f], cases[i].x);

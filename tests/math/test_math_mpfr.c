@@ -138,6 +138,9 @@ static void check_doubles(void)
                 case MD_ATAN: mpfr_atan(e, a, MPFR_RNDN); break;
                 case MD_ASIN: mpfr_asin(e, a, MPFR_RNDN); break;
                 case MD_ACOS: mpfr_acos(e, a, MPFR_RNDN); break;
+                case MD_SINH: mpfr_sinh(e, a, MPFR_RNDN); break;
+                case MD_COSH: mpfr_cosh(e, a, MPFR_RNDN); break;
+                case MD_TANH: mpfr_tanh(e, a, MPFR_RNDN); break;
                 default: mpfr_atan2(e, a, b, MPFR_RNDN); break;
                 }
                 int ok;
