@@ -8,11 +8,11 @@
  * the correctly rounded bits), NaN bits as math.h promises, sincosf
  * equal to sinf and cosf, and C Annex F's special cases.
  *
- * The double functions likewise on 2^18 arguments (pairs for atan2):
- * kernel bits equal to the host's, within 1 ulp of glibc (both are within
- * 1 ulp of the exact value: one of its two neighbours; more where glibc's
- * own error is larger, libm_tol_d), sincos equal to sin and cos, NaNs,
- * Annex F.
+ * The double functions likewise on 2^18 arguments (pairs for atan2 and
+ * hypot): kernel bits equal to the host's, within 1 ulp of glibc
+ * (both are within 1 ulp of the exact value: one of its two neighbours;
+ * more where glibc's own error is larger, libm_tol_d), sincos equal to
+ * sin and cos, NaNs, Annex F.
  *
  * Also checks that this build does not contract a * b + c into an fma in
  * kernels: math.h is immune, but user kernels would part ways between
@@ -292,7 +292,9 @@ static double libm_of_d(int f, double x, double y)
     case MD_SINH: return sinh(x);
     case MD_COSH: return cosh(x);
     case MD_TANH: return tanh(x);
-    default: return atan2(x, y);
+    case MD_CBRT: return cbrt(x);
+    case MD_ATAN2: return atan2(x, y);
+    default: return hypot(x, y);
     }
 }
 
@@ -305,6 +307,7 @@ static int64_t libm_tol_d(int f)
 {
     switch (f) {
     case MD_LOG10: case MD_SINH: case MD_COSH: case MD_TANH: return 2;
+    case MD_CBRT: return 4;
     default: return 1;
     }
 }
@@ -409,12 +412,32 @@ static void test_double_functions(void)
         {MD_SINH, -0.0, -0.0}, {MD_SINH, -inf, -inf},
         {MD_COSH, -inf, inf}, {MD_COSH, -0.0, 1.0},
         {MD_TANH, -0.0, -0.0}, {MD_TANH, -inf, -1.0},
-        {MD_TANH, inf, 1.0},
+        {MD_TANH, inf, 1.0}, {MD_CBRT, -27.0, -3.0},
+        {MD_CBRT, -0.0, -0.0}, {MD_CBRT, -inf, -inf},
+        {MD_CBRT, 0x1p-1074, 0x1p-358},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         test_set_context("Annex F: %s(%a)", md_names[cases[i].f], cases[i].x);
         CHECK_BITS_F64(duo_math_eval_d(cases[i].f, cases[i].x, 0.0),
                        cases[i].want);
+    }
+    const struct {
+        int f;
+        double x, y, want;
+    } cases2[] = {
+        {MD_HYPOT, inf, NAN, inf}, {MD_HYPOT, NAN, -inf, inf},
+        {MD_HYPOT, -3.0, 4.0, 5.0}, {MD_HYPOT, -0.0, -0.0, 0.0},
+        {MD_HYPOT, 0x1p1023, 0x1p1023, 0x1.6a09e667f3bcdp+1023},
+        {MD_HYPOT, 0x1p-1074, -0.0, 0x1p-1074},
+        {MD_HYPOT, 0x1.fffffffffffffp1023, 0x1p1000, inf},
+        {MD_HYPOT, 3e-320, 4e-320, 5e-320},
+    };
+    for (size_t i = 0; i < sizeof cases2 / sizeof cases2[0]; ++i) {
+        test_set_context("Annex F: %s(%a, %a)", md_names[cases2[i].f],
+                         cases2[i].x, cases2[i].y);
+        CHECK_BITS_F64(duo_math_eval_d(cases2[i].f, cases2[i].x,
+                                       cases2[i].y),
+                       cases2[i].want);
     }
     CHECK_OK(duo_free(dx));
     CHECK_OK(duo_free(dy));
