@@ -64,7 +64,7 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
 enum {
     MD_EXP, MD_EXP2, MD_EXPM1, MD_LOG, MD_LOG2, MD_LOG10, MD_LOG1P, MD_SIN,
     MD_COS, MD_TAN, MD_SINCOS_SIN, MD_SINCOS_COS, MD_ATAN, MD_ASIN, MD_ACOS,
-    MD_SINH, MD_COSH, MD_TANH, MD_CBRT,
+    MD_SINH, MD_COSH, MD_TANH, MD_CBRT, MD_ERF,
     MD_ATAN2, MD_HYPOT,
     MD_COUNT
 };
@@ -75,7 +75,7 @@ enum {
 static const char *const md_names[MD_COUNT] = {
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
     "tan", "sincos.sin", "sincos.cos", "atan", "asin", "acos", "sinh",
-    "cosh", "tanh", "cbrt", "atan2", "hypot"};
+    "cosh", "tanh", "cbrt", "erf", "atan2", "hypot"};
 
 DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
 {
@@ -100,6 +100,7 @@ DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
     case MD_COSH: return duo_cosh(x);
     case MD_TANH: return duo_tanh(x);
     case MD_CBRT: return duo_cbrt(x);
+    case MD_ERF: return duo_erf(x);
     case MD_ATAN2: return duo_atan2(x, y);
     case MD_HYPOT: return duo_hypot(x, y);
     default: return 0.0;

@@ -293,6 +293,7 @@ static double libm_of_d(int f, double x, double y)
     case MD_COSH: return cosh(x);
     case MD_TANH: return tanh(x);
     case MD_CBRT: return cbrt(x);
+    case MD_ERF: return erf(x);
     case MD_ATAN2: return atan2(x, y);
     default: return hypot(x, y);
     }
@@ -414,7 +415,8 @@ static void test_double_functions(void)
         {MD_TANH, -0.0, -0.0}, {MD_TANH, -inf, -1.0},
         {MD_TANH, inf, 1.0}, {MD_CBRT, -27.0, -3.0},
         {MD_CBRT, -0.0, -0.0}, {MD_CBRT, -inf, -inf},
-        {MD_CBRT, 0x1p-1074, 0x1p-358},
+        {MD_CBRT, 0x1p-1074, 0x1p-358}, {MD_ERF, -0.0, -0.0},
+        {MD_ERF, inf, 1.0}, {MD_ERF, -inf, -1.0}, {MD_ERF, 6.0, 1.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         test_set_context("Annex F: %s(%a)", md_names[cases[i].f], cases[i].x);

@@ -142,6 +142,7 @@ static void check_doubles(void)
                 case MD_COSH: mpfr_cosh(e, a, MPFR_RNDN); break;
                 case MD_TANH: mpfr_tanh(e, a, MPFR_RNDN); break;
                 case MD_CBRT: mpfr_cbrt(e, a, MPFR_RNDN); break;
+                case MD_ERF: mpfr_erf(e, a, MPFR_RNDN); break;
                 case MD_ATAN2: mpfr_atan2(e, a, b, MPFR_RNDN); break;
                 default: mpfr_hypot(e, a, b, MPFR_RNDN); break;
                 }
