@@ -301,13 +301,15 @@ static double libm_of_d(int f, double x, double y)
 
 /* How far, in ulps, duo's result (at most 1 ulp from the exact value)
  * may lie from glibc's: 1 where glibc's function is within 1 ulp too;
- * glibc 2.36's log10, sinh, cosh and tanh are up to 2 ulps off, its cbrt
- * up to 3.2 (sampled against MPFR; profiles/math/double.md).  The exact
- * check is test_math_mpfr.c's. */
+ * below 1 + glibc's error where it is not (glibc 2.36 against MPFR,
+ * profiles/math/double.md: log10 up to 1.57 ulps, erf 1.08, sinh 1.89,
+ * cosh 1.90, tanh 2.04, cbrt 3.26).  The exact check is
+ * test_math_mpfr.c's. */
 static int64_t libm_tol_d(int f)
 {
     switch (f) {
-    case MD_LOG10: case MD_SINH: case MD_COSH: case MD_TANH: return 2;
+    case MD_LOG10: case MD_ERF: case MD_SINH: case MD_COSH: return 2;
+    case MD_TANH: return 3;
     case MD_CBRT: return 4;
     default: return 1;
     }
