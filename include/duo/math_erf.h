@@ -57,7 +57,7 @@ DUO_DEVICE float duo_erff(float x)
 }
 
 /* erf x for a double: the same series about c = k/32, 12 terms (the
- * first left out is below 2^-85 of the result for |h| <= 1/64), on the
+ * first left out is below 2^-95 of the result for |h| <= 1/64), on the
  * table's k = 0..190; |x| >= 5.9375 rounds to +-1 (1 - erf(x) < 2^-54
  * from x = 5.9216).  erf(c) + (b0_hi + b0_lo) h is a pair whose sum
  * cancels at most one bit (k = 1, h = -1/64); the rest, below 2^-10 of

@@ -165,10 +165,11 @@ DUO_DEVICE double duo_exp(double x)
 /* Doubles: exp2, expm1 and the pieces sinh, cosh and tanh share       */
 
 /* 2^E (*h + *l) = 2^(k/64) e^(r + rl) for |r + rl| <= log(2)/128 (and a
- * hair), as a pair with relative error below 2^-66: e^r - 1 = r + s with
+ * hair), as a pair with relative error below 2^-64: e^r - 1 = r + s with
  * s = rl + r^2 q (the degree 6 Taylor polynomial of duo_exp, truncation
- * below 2^-65), and 2^(j/64) (1 + r + s) = th + th r + [tl + th s + tl
- * (r + s)], th r exact as a pair.  Returns E. */
+ * below 2^-65; the roundings add below 2^-67), and 2^(j/64) (1 + r + s)
+ * = th + th r + [tl + th s + tl (r + s)], th r exact as a pair.
+ * Returns E. */
 DUO_DEVICE int duo_m_exp_parts_d_(double kd, double r, double rl,
                                   double *h, double *l)
 {
@@ -190,7 +191,7 @@ DUO_DEVICE int duo_m_exp_parts_d_(double kd, double r, double rl,
 }
 
 /* e^x = 2^E (*h + *l) for a double |x| <= 746, relative error below
- * 2^-66; x - k log(2)/64 as in duo_exp.  Returns E. */
+ * 2^-64; x - k log(2)/64 as in duo_exp.  Returns E. */
 DUO_DEVICE int duo_m_exp_pair_d_(double x, double *h, double *l)
 {
     const double shift = 0x1.8p52;
@@ -204,12 +205,12 @@ DUO_DEVICE int duo_m_exp_pair_d_(double x, double *h, double *l)
 }
 
 /* e^x - 1 = 2^E (*h + *l) for a double -40 <= x <= 746 with |x| >=
- * 2^-54, relative error below 2^-62.  Below 1/16 the Taylor series
+ * 2^-54, relative error below 2^-60.  Below 1/16 the Taylor series
  * x + x^2/2 + x^3 (1/3! + ... + x^8/11!) (truncation below 2^-72
  * relative), x^2 exact as a pair, the rest (below 2^-10 of the result)
  * in double (E = 0); above, 2^E (h + l) - 1 = 2^E (h - 2^-E + l), h -
  * 2^-E exact as a pair (|e^x - 1| > e^x / 17 there: the cancellation
- * costs at most 5 bits of the 67). */
+ * costs at most 5 of the 64 bits of e^x's pair). */
 DUO_DEVICE int duo_m_expm1_pair_d_(double x, double *h, double *l)
 {
     if (fabs(x) < 0.0625) {

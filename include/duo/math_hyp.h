@@ -8,15 +8,15 @@
  *
  * Double: the forms that never subtract nearly equal numbers, with
  * E = e^|x| - 1 as a pair (duo_m_expm1_pair_d_, relative error below
- * 2^-62): sinh|x| = (E + E / (1 + E)) / 2, tanh|x| = E2 / (E2 + 2) with
- * E2 = e^(2|x|) - 1, cosh|x| = (e^|x| + 1 / e^|x|) / 2 (e^|x| to 2^-66);
+ * 2^-60): sinh|x| = (E + E / (1 + E)) / 2, tanh|x| = E2 / (E2 + 2) with
+ * E2 = e^(2|x|) - 1, cosh|x| = (e^|x| + 1 / e^|x|) / 2 (e^|x| to 2^-64);
  * both terms of each sum are positive, so the relative error stays
- * below about 2^-61 before the last rounding: within 0.51 ulp.  For |x| >= 40, e^-|x| is
- * below 2^-115 of the result: sinh|x| = cosh|x| = 2^(E-1) (h + l) from
- * e^|x| = 2^E (h + l), which overflows only where the result does
- * (|x| > 710.47), not at e^|x|'s own limit (709.78).  Tiny arguments by
- * their series: sinh x = x + x^3/6, tanh x = x - x^3/3 (|x| < 2^-26,
- * next term below 2^-104 relative).
+ * below about 2^-60 before the last rounding: within 0.51 ulp.  For
+ * |x| >= 40, e^-|x| is below 2^-115 of the result: sinh|x| = cosh|x| =
+ * 2^(E-1) (h + l) from e^|x| = 2^E (h + l), which overflows only where
+ * the result does (|x| > 710.47), not at e^|x|'s own limit (709.78).
+ * Tiny arguments by their series: sinh x = x + x^3/6, tanh x = x - x^3/3
+ * (|x| < 2^-26, next term below 2^-104 relative).
  */
 #ifndef DUO_MATH_HYP_H
 #define DUO_MATH_HYP_H

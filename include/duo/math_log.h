@@ -240,8 +240,8 @@ DUO_DEVICE double duo_log(double x)
 
 /* log2 x and log10 x for a double: log x as a pair (duo_m_log_dd_acc_,
  * relative error below 2^-66) times 1/log(2) or 1/log(10) as a pair, the
- * product's low part kept; error below 0.501 ulp.  Exact powers of 2 come out exact in
- * log2 (k log 2 / log 2 is k within 2^-100). */
+ * product's low part kept; error below 0.501 ulp.  Exact powers of 2
+ * come out exact in log2 (k log 2 / log 2 is k within 2^-100). */
 DUO_DEVICE double duo_m_log_scaled_d_(double x, double ch, double cl)
 {
     double hi, lo, pe;
