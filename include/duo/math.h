@@ -25,17 +25,25 @@
  *   duo_cbrtf  duo_erff  duo_hypotf  duo_powf
  *
  * Double functions, at most 1 ulp from the exact value (below 0.51 ulp
- * for normal results), the same bits everywhere: duo_exp, duo_log,
- * duo_sin, duo_cos, duo_tan (exact reduction up to DBL_MAX), duo_atan,
- * duo_atan2, duo_asin, duo_acos, duo_pow.
+ * for normal results), the same bits everywhere:
+ *
+ *   duo_exp  duo_exp2  duo_expm1  duo_log  duo_log2  duo_log10
+ *   duo_log1p  duo_sin  duo_cos  duo_tan  duo_sincos  duo_atan
+ *   duo_atan2  duo_asin  duo_acos  duo_sinh  duo_cosh  duo_tanh
+ *   duo_cbrt  duo_erf  duo_hypot  duo_pow
+ *
+ * (sin, cos, tan and sincos reduce exactly up to DBL_MAX; sincos gives
+ * the bits of duo_sin and duo_cos; profiles/math/double.md has the
+ * measured errors.)
  *
  * Special values as C11 Annex F says: NaN in gives NaN out (the argument's
  * payload, quieted), +-0 and +-inf as specified (sinf(-0) = -0,
  * logf(+-0) = -inf, atan2f(+-0, -0) = +-pi, hypotf(inf, NaN) = +inf,
  * powf(NaN, 0) = powf(1, NaN) = 1, powf(-8, 1/3.f) = NaN, ...),
  * overflow gives +-inf and underflow rounds to subnormals or 0.  Domain
- * errors (logf(-1), asinf(2), sinf(inf)) return NaN (0x7fc00000); nothing
- * traps and errno is never read or written.  sinf, cosf and tanf reduce
+ * errors (logf(-1), asinf(2), sinf(inf)) return NaN (0x7fc00000; the
+ * double functions 0x7ff8000000000000); nothing traps and errno is never
+ * read or written.  sinf, cosf and tanf reduce
  * huge arguments exactly (Payne-Hanek): sinf(1e38f) is right too.
  *
  * How: each function evaluates in double precision, carrying a pair of
@@ -44,6 +52,9 @@
  * same bits everywhere).  Written from the published methods (Cody-Waite
  * and Payne-Hanek reduction, Taylor series on small intervals with
  * tables, error-free transformations), as the CORE-MATH project does.
+ * The double functions use the same methods on pairs of doubles, to a
+ * relative error below about 2^-60 before one last rounding (twice for
+ * subnormal results, still within 1 ulp).
  *
  * Not supported: compiling with --use_fast_math / -ffast-math, or with
  * a floating-point contraction mode other than off on the host
@@ -59,6 +70,7 @@
 #include <duo/math_atan.h>
 #include <duo/math_erf.h>
 #include <duo/math_exp.h>
+#include <duo/math_hyp.h>
 #include <duo/math_log.h>
 #include <duo/math_misc.h>
 #include <duo/math_pow.h>

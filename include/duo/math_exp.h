@@ -1,5 +1,6 @@
 /*
- * duo/math_exp.h - expf, exp2f, expm1f, sinhf, coshf, tanhf of duo/math.h.
+ * duo/math_exp.h - expf, exp2f, expm1f of duo/math.h and the double exp,
+ * exp2, expm1 (the hyperbolic functions: duo/math_hyp.h).
  * Included by <duo/math.h>.
  *
  * Method: x = (64 E + j) log(2)/64 + r with |r| <= log(2)/128, so
@@ -127,83 +128,6 @@ DUO_DEVICE float duo_expm1f(float x)
     return duo_m_dd_to_float_(hi, lo);
 }
 
-/* (e^|x| / 2) = *ah + *al and (e^-|x| / 2) = *bh + *bl, |x| <= 95. */
-DUO_DEVICE void duo_m_exp_halves_(double ax, double *ah, double *al,
-                                  double *bh, double *bl)
-{
-    double h, l;
-    duo_m_exp_dd_(ax, &h, &l);
-    *ah = duo_m_mul_(h, 0.5);
-    *al = duo_m_mul_(l, 0.5);
-    /* 1/4 / (ah + al), with the remainder of the division. */
-    double q = 0.25 / *ah;
-    *bh = q;
-    *bl = (duo_m_fma_(-q, *ah, 0.25) - duo_m_mul_(q, *al)) / *ah;
-}
-
-DUO_DEVICE float duo_sinhf(float x)
-{
-    if (duo_m_isnan_(x))
-        return duo_m_qnan_(x);
-    double ax = fabs((double)x);
-    float sign = x < 0.0f ? -1.0f : 1.0f;
-    if (ax > 90.0)
-        return sign * duo_f32_from_bits_(0x7f800000u);
-    if (ax == 0.0)
-        return x;
-    double hi, lo;
-    if (ax < 0.125) {
-        /* Taylor to x^13: truncation below 2^-68 relative. */
-        double s = duo_m_mul_(ax, ax);
-        double q = duo_m_fma_(s, 1.0 / 6227020800.0, 1.0 / 39916800.0);
-        q = duo_m_fma_(q, s, 1.0 / 362880);
-        q = duo_m_fma_(q, s, 1.0 / 5040);
-        q = duo_m_fma_(q, s, 1.0 / 120);
-        q = duo_m_fma_(q, s, 1.0 / 6);
-        hi = ax;
-        lo = duo_m_mul_(duo_m_mul_(ax, s), q);
-    } else {
-        double ah, al, bh, bl, e;
-        duo_m_exp_halves_(ax, &ah, &al, &bh, &bl);
-        hi = duo_m_two_sum_(ah, -bh, &e);
-        lo = e + (al - bl);
-    }
-    return sign * duo_m_dd_to_float_(hi, lo);
-}
-
-DUO_DEVICE float duo_coshf(float x)
-{
-    if (duo_m_isnan_(x))
-        return duo_m_qnan_(x);
-    double ax = fabs((double)x);
-    if (ax > 90.0)
-        return duo_f32_from_bits_(0x7f800000u);
-    double ah, al, bh, bl, e;
-    duo_m_exp_halves_(ax, &ah, &al, &bh, &bl);
-    double hi = duo_m_two_sum_(ah, bh, &e);
-    return duo_m_dd_to_float_(hi, e + (al + bl));
-}
-
-DUO_DEVICE float duo_tanhf(float x)
-{
-    if (duo_m_isnan_(x))
-        return duo_m_qnan_(x);
-    float sign = x < 0.0f ? -1.0f : 1.0f;
-    double ax = fabs((double)x);
-    if (ax > 10.0)
-        return sign; /* 1 - tanh(10) < 2^-28: rounds to 1 */
-    if (ax == 0.0)
-        return x;
-    /* tanh|x| = m / (m + 2), m = e^(2|x|) - 1. */
-    double mh, ml, e;
-    duo_m_expm1_dd_(2.0 * ax, &mh, &ml);
-    double dh = duo_m_two_sum_(mh, 2.0, &e);
-    double dl = e + ml;
-    double ql;
-    double q = duo_m_dd_div_(mh, ml, dh, dl, &ql);
-    return sign * duo_m_dd_to_float_(q, ql);
-}
-
 /* e^x for a double: the same method with x - k log(2)/64 as a pair of
  * doubles (log(2)/64 in three parts), error below 0.51 ulp (subnormal
  * results: below 1 ulp). */
@@ -235,6 +159,124 @@ DUO_DEVICE double duo_exp(double x)
     double tl = DUO_MATH_T(duo_m_exp2_64_)[2 * j + 1];
     double lo = duo_m_fma_(th, er + rl, duo_m_fma_(tl, er, tl));
     return duo_m_ldexp_(th + lo, (k - j) / 64);
+}
+
+/* ------------------------------------------------------------------ */
+/* Doubles: exp2, expm1 and the pieces sinh, cosh and tanh share       */
+
+/* 2^E (*h + *l) = 2^(k/64) e^(r + rl) for |r + rl| <= log(2)/128 (and a
+ * hair), as a pair with relative error below 2^-64: e^r - 1 = r + s with
+ * s = rl + r^2 q (the degree 6 Taylor polynomial of duo_exp, truncation
+ * below 2^-65; the roundings add below 2^-67), and 2^(j/64) (1 + r + s)
+ * = th + th r + [tl + th s + tl (r + s)], th r exact as a pair.
+ * Returns E. */
+DUO_DEVICE int duo_m_exp_parts_d_(double kd, double r, double rl,
+                                  double *h, double *l)
+{
+    double q = duo_m_fma_(r, 1.0 / 720, 1.0 / 120);
+    q = duo_m_fma_(q, r, 1.0 / 24);
+    q = duo_m_fma_(q, r, 1.0 / 6);
+    q = duo_m_fma_(q, r, 0.5);
+    double s = duo_m_fma_(duo_m_mul_(r, r), q, rl);
+    int k = (int)kd;
+    int j = k & 63;
+    double th = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
+    double tl = DUO_MATH_T(duo_m_exp2_64_)[2 * j + 1];
+    double ae, be;
+    double a = duo_m_two_prod_(th, r, &ae);
+    double b = duo_m_fast_two_sum_(th, a, &be);
+    double lo = be + (ae + duo_m_fma_(th, s, duo_m_fma_(tl, r + s, tl)));
+    *h = duo_m_fast_two_sum_(b, lo, l);
+    return (k - j) / 64;
+}
+
+/* e^x = 2^E (*h + *l) for a double |x| <= 746, relative error below
+ * 2^-64; x - k log(2)/64 as in duo_exp.  Returns E. */
+DUO_DEVICE int duo_m_exp_pair_d_(double x, double *h, double *l)
+{
+    const double shift = 0x1.8p52;
+    double kd = duo_m_fma_(x, DUO_M_64_LN2, shift) - shift;
+    double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, x);
+    double pe, re;
+    double p = duo_m_two_prod_(kd, DUO_M_LN2_64_D_LO, &pe);
+    double r = duo_m_two_sum_(t, -p, &re);
+    double rl = (re - pe) - duo_m_mul_(kd, DUO_M_LN2_64_D_LO2);
+    return duo_m_exp_parts_d_(kd, r, rl, h, l);
+}
+
+/* e^x - 1 = 2^E (*h + *l) for a double -40 <= x <= 746 with |x| >=
+ * 2^-54, relative error below 2^-60.  Below 1/16 the Taylor series
+ * x + x^2/2 + x^3 (1/3! + ... + x^8/11!) (truncation below 2^-72
+ * relative), x^2 exact as a pair, the rest (below 2^-10 of the result)
+ * in double (E = 0); above, 2^E (h + l) - 1 = 2^E (h - 2^-E + l), h -
+ * 2^-E exact as a pair (|e^x - 1| > e^x / 17 there: the cancellation
+ * costs at most 5 of the 64 bits of e^x's pair). */
+DUO_DEVICE int duo_m_expm1_pair_d_(double x, double *h, double *l)
+{
+    if (fabs(x) < 0.0625) {
+        double q = duo_m_fma_(x, 1.0 / 39916800, 1.0 / 3628800);
+        q = duo_m_fma_(q, x, 1.0 / 362880);
+        q = duo_m_fma_(q, x, 1.0 / 40320);
+        q = duo_m_fma_(q, x, 1.0 / 5040);
+        q = duo_m_fma_(q, x, 1.0 / 720);
+        q = duo_m_fma_(q, x, 1.0 / 120);
+        q = duo_m_fma_(q, x, 1.0 / 24);
+        q = duo_m_fma_(q, x, 1.0 / 6);
+        double pl, e;
+        double ph = duo_m_two_prod_(x, x, &pl);
+        double tail = duo_m_mul_(duo_m_mul_(ph, x), q);
+        double s = duo_m_fast_two_sum_(x, 0.5 * ph, &e);
+        *h = duo_m_fast_two_sum_(s, e + (0.5 * pl + tail), l);
+        return 0;
+    }
+    double bh, bl, e;
+    int E = duo_m_exp_pair_d_(x, &bh, &bl);
+    if (E < 1000) {
+        bh = duo_m_two_sum_(bh, -duo_m_pow2_(-E), &e);
+        bl += e;
+    }
+    *h = duo_m_fast_two_sum_(bh, bl, l);
+    return E;
+}
+
+/* 2^x for a double: x = k/64 + r exactly (|r| <= 1/128), r log 2 as a
+ * pair, then duo_m_exp_parts_d_; error below 0.51 ulp (subnormal
+ * results: rounded twice, below 1 ulp). */
+DUO_DEVICE double duo_exp2(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    if (x >= 1024.0)
+        return (double)INFINITY;
+    if (x < -1075.0)
+        return 0.0; /* below 2^-1075: rounds to +0 */
+    const double shift = 0x1.8p52;
+    /* 64 x is exact; x - k/64 too: it is a multiple of x's ulp (or 0)
+     * and no larger than |x|. */
+    double kd = (duo_m_mul_(x, 64.0) + shift) - shift;
+    double t = duo_m_fma_(kd, -1.0 / 64, x);
+    double rl;
+    double r = duo_m_two_prod_(t, DUO_M_LN2_HI, &rl);
+    rl = duo_m_fma_(t, DUO_M_LN2_LO, rl);
+    double h, l;
+    int E = duo_m_exp_parts_d_(kd, r, rl, &h, &l);
+    return duo_m_ldexp_(h + l, E);
+}
+
+/* e^x - 1 for a double, error below 0.51 ulp. */
+DUO_DEVICE double duo_expm1(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    if (x > 709.79)
+        return (double)INFINITY; /* e^709.79 > DBL_MAX */
+    if (x < -38.0)
+        return -1.0; /* e^x < 2^-54: -1 + e^x rounds to -1 */
+    if (fabs(x) < 0x1p-54)
+        return x; /* x + x^2/2 rounds to x (+-0 kept) */
+    double h, l;
+    int E = duo_m_expm1_pair_d_(x, &h, &l);
+    return duo_m_ldexp_(h + l, E);
 }
 
 #endif /* DUO_MATH_EXP_H */

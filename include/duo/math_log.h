@@ -1,5 +1,6 @@
 /*
- * duo/math_log.h - logf, log2f, log10f, log1pf of duo/math.h.
+ * duo/math_log.h - logf, log2f, log10f, log1pf of duo/math.h and the
+ * double log, log2, log10, log1p.
  * Included by <duo/math.h>.
  *
  * Method: u = 2^e m, m in [1, 2); the top 7 bits of m pick c ~ 1/m from a
@@ -148,27 +149,156 @@ DUO_DEVICE float duo_log1pf(float x)
     return duo_m_dd_to_float_(hi, lo);
 }
 
+/* log u = *hi + *lo for a positive finite normal double u, the same
+ * method with the series' second term -r^2/2 exact as a pair and added
+ * to the high part: in duo_m_log_dd_ the whole tail, up to 2^-8 of the
+ * result, is rounded in the low part (relative error about 2^-61, up to
+ * 0.506 ulp in the result); here what is rounded is r^3 q', below 2^-15
+ * of the result (relative error below 2^-66). */
+DUO_DEVICE void duo_m_log_dd_acc_(double u, double *hi, double *lo)
+{
+    uint64_t b = duo_bits_from_f64_(u);
+    int e = (int)(b >> 52) - 1023;
+    int i = (int)((b >> 45) & 127u);
+    double m = duo_f64_from_bits_((b & 0x000fffffffffffffull) |
+                                  0x3ff0000000000000ull);
+    double c = DUO_MATH_T(duo_m_log_c_)[i];
+    double pe;
+    double p = duo_m_two_prod_(m, c, &pe);
+    double r = p - 1.0; /* exact: p is within 2^-7 of 1 */
+    /* log1p(r) = r - r^2/2 + r^3 (1/3 - r/4 + ... + r^6/9). */
+    double q = duo_m_fma_(r, 1.0 / 9, -1.0 / 8);
+    q = duo_m_fma_(q, r, 1.0 / 7);
+    q = duo_m_fma_(q, r, -1.0 / 6);
+    q = duo_m_fma_(q, r, 1.0 / 5);
+    q = duo_m_fma_(q, r, -1.0 / 4);
+    q = duo_m_fma_(q, r, 1.0 / 3);
+    double sl;
+    double sq = duo_m_two_prod_(r, r, &sl);
+    double tail = duo_m_mul_(duo_m_mul_(sq, r), q);
+    double E = (double)(e + (i >= 64));
+    double ae;
+    double ah = duo_m_two_prod_(E, DUO_M_LN2_HI, &ae);
+    ae = duo_m_fma_(E, DUO_M_LN2_LO, ae);
+    double e1, e2, e3;
+    double s1 = duo_m_two_sum_(ah, DUO_MATH_T(duo_m_log_l_)[2 * i], &e1);
+    double s2 = duo_m_two_sum_(s1, r, &e2);
+    double s3 = duo_m_two_sum_(s2, -0.5 * sq, &e3);
+    *hi = s3;
+    *lo = ((e1 + e2) + e3) + (ae + DUO_MATH_T(duo_m_log_l_)[2 * i + 1]) +
+          (duo_m_fma_(-pe, r, pe) + (tail - 0.5 * sl));
+}
+
+/* log x = *hi + *lo for a positive finite double x (subnormals too:
+ * log(x 2^64) - 64 log 2); acc picks duo_m_log_dd_acc_ over
+ * duo_m_log_dd_ (duo_log keeps the latter, and its bits). */
+DUO_DEVICE void duo_m_log_d_dd_(double x, int acc, double *hi, double *lo)
+{
+    if (duo_bits_from_f64_(x) < 0x0010000000000000ull) {
+        double e;
+        if (acc)
+            duo_m_log_dd_acc_(duo_m_mul_(x, 0x1p64), hi, lo);
+        else
+            duo_m_log_dd_(duo_m_mul_(x, 0x1p64), hi, lo);
+        *hi = duo_m_two_sum_(*hi, -64.0 * DUO_M_LN2_HI, &e);
+        *lo = e + (*lo - 64.0 * DUO_M_LN2_LO);
+    } else if (acc) {
+        duo_m_log_dd_acc_(x, hi, lo);
+    } else {
+        duo_m_log_dd_(x, hi, lo);
+    }
+}
+
+/* The special values shared by log, log2 and log10 for a double; 1 when
+ * *out is the result. */
+DUO_DEVICE int duo_m_log_special_d_(double x, double *out)
+{
+    uint64_t b = duo_bits_from_f64_(x);
+    if (duo_m_isnan_d_(x))
+        *out = duo_m_qnan_d_(x);
+    else if ((b << 1) == 0)
+        *out = -(double)INFINITY; /* log(+-0) */
+    else if (b >> 63)
+        *out = duo_m_nan_d_();
+    else if (b == 0x7ff0000000000000ull)
+        *out = x;
+    else
+        return 0;
+    return 1;
+}
+
 /* log x for a double: the same method (the product m c is no longer
  * exact; its rounding error joins the low part), error below 0.51 ulp. */
 DUO_DEVICE double duo_log(double x)
 {
-    uint64_t b = duo_bits_from_f64_(x);
+    double hi, lo;
+    if (duo_m_log_special_d_(x, &hi))
+        return hi;
+    duo_m_log_d_dd_(x, 0, &hi, &lo);
+    return hi + lo;
+}
+
+/* log2 x and log10 x for a double: log x as a pair (duo_m_log_dd_acc_,
+ * relative error below 2^-66) times 1/log(2) or 1/log(10) as a pair, the
+ * product's low part kept; error below 0.501 ulp.  Exact powers of 2
+ * come out exact in log2 (k log 2 / log 2 is k within 2^-100). */
+DUO_DEVICE double duo_m_log_scaled_d_(double x, double ch, double cl)
+{
+    double hi, lo, pe;
+    if (duo_m_log_special_d_(x, &hi))
+        return hi;
+    duo_m_log_d_dd_(x, 1, &hi, &lo);
+    double p = duo_m_two_prod_(hi, ch, &pe);
+    return p + (pe + duo_m_fma_(hi, cl, duo_m_mul_(lo, ch)));
+}
+
+DUO_DEVICE double duo_log2(double x)
+{
+    return duo_m_log_scaled_d_(x, DUO_M_INVLN2_HI, DUO_M_INVLN2_LO);
+}
+
+DUO_DEVICE double duo_log10(double x)
+{
+    return duo_m_log_scaled_d_(x, DUO_M_INVLN10_HI, DUO_M_INVLN10_LO);
+}
+
+/* log(1 + x) for a double, error below 0.51 ulp.  For |x| < 2^-7 the
+ * Taylor series x - x^2/2 + x^3 (1/3 - x/4 + ... - x^7/10) (truncation
+ * below 2^-73 relative), x^2 exact as a pair; above, 1 + x = uh + ul
+ * exactly and log(uh + ul) = log uh + ul/uh (the next term, (ul/uh)^2/2,
+ * is below 2^-107). */
+DUO_DEVICE double duo_log1p(double x)
+{
     if (duo_m_isnan_d_(x))
         return duo_m_qnan_d_(x);
-    if ((b << 1) == 0)
-        return -(double)INFINITY; /* log(+-0) */
-    if (b >> 63)
+    if (x == -1.0)
+        return -(double)INFINITY;
+    if (x < -1.0)
         return duo_m_nan_d_();
-    if (b == 0x7ff0000000000000ull)
+    if (x == (double)INFINITY)
         return x;
+    double ax = fabs(x);
+    if (ax < 0x1p-54)
+        return x; /* x - x^2/2 rounds to x (+-0 kept) */
     double hi, lo;
-    if (b < 0x0010000000000000ull) { /* subnormal: log(x 2^64) - 64 log 2 */
-        double e;
-        duo_m_log_dd_(duo_m_mul_(x, 0x1p64), &hi, &lo);
-        hi = duo_m_two_sum_(hi, -64.0 * DUO_M_LN2_HI, &e);
-        lo = e + (lo - 64.0 * DUO_M_LN2_LO);
+    if (ax < 0x1p-7) {
+        double q = duo_m_fma_(x, -1.0 / 10, 1.0 / 9);
+        q = duo_m_fma_(q, x, -1.0 / 8);
+        q = duo_m_fma_(q, x, 1.0 / 7);
+        q = duo_m_fma_(q, x, -1.0 / 6);
+        q = duo_m_fma_(q, x, 1.0 / 5);
+        q = duo_m_fma_(q, x, -1.0 / 4);
+        q = duo_m_fma_(q, x, 1.0 / 3);
+        double pl, e;
+        double ph = duo_m_two_prod_(x, x, &pl);
+        double tail = duo_m_mul_(duo_m_mul_(ph, x), q);
+        hi = duo_m_fast_two_sum_(x, -0.5 * ph, &e);
+        lo = e + (tail - 0.5 * pl);
     } else {
-        duo_m_log_dd_(x, &hi, &lo);
+        double ul;
+        double uh = duo_m_two_sum_(1.0, x, &ul);
+        duo_m_log_d_dd_(uh, 1, &hi, &lo);
+        lo += ul / uh;
     }
     return hi + lo;
 }

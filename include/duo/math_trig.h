@@ -1,5 +1,6 @@
 /*
- * duo/math_trig.h - sinf, cosf, tanf, sincosf of duo/math.h.
+ * duo/math_trig.h - sinf, cosf, tanf, sincosf of duo/math.h, and the
+ * double sin, cos, tan, sincos.
  * Included by <duo/math.h>.
  *
  * Range reduction: |x| = k pi/64 + r, |r| <= pi/128, with r as a pair of
@@ -306,6 +307,23 @@ DUO_DEVICE double duo_cos(double x)
     double hi, lo;
     duo_m_sincos_d_(x, 0, &hi, &lo);
     return hi + lo;
+}
+
+/* Both at once: one reduction, the same bits as duo_sin and duo_cos. */
+DUO_DEVICE void duo_sincos(double x, double *s, double *c)
+{
+    if (!(fabs(x) < (double)INFINITY)) {
+        *s = *c = duo_m_isnan_d_(x) ? duo_m_qnan_d_(x) : duo_m_nan_d_();
+        return;
+    }
+    double rh, rl, sl, cm, hi, lo;
+    int k = duo_m_rem_pio64_d_(fabs(x), &rh, &rl);
+    duo_m_sincos_small_d_(rh, rl, &sl, &cm);
+    duo_m_sincos_eval_(k, rh, sl, cm, 1, &hi, &lo);
+    double y = hi + lo;
+    *s = duo_bits_from_f64_(x) >> 63 ? -y : y;
+    duo_m_sincos_eval_(k, rh, sl, cm, 0, &hi, &lo);
+    *c = hi + lo;
 }
 
 DUO_DEVICE double duo_tan(double x)

@@ -2,14 +2,14 @@
  * math_kernels.c - duo-bench's math group's kernels (math_kernels.h).
  *
  * The kernels are written once with duo's macros, so in a CUDA build
- * nvcc compiles them for the GPU (where expf, sinf, ... are CUDA's own
- * functions, built without fast math) and for the host path; in CPU
- * builds the yardstick is glibc.
+ * nvcc compiles them for the GPU (where expf, sinf, exp, sin, ... are
+ * CUDA's own functions, built without fast math) and for the host path;
+ * in CPU builds the yardstick is glibc.
  *
  * A kernel source: nvcc compiles it in a CUDA build.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* sincosf in glibc (g++ defines it already) */
+#define _GNU_SOURCE /* sincosf, sincos in glibc (g++ defines it already) */
 #endif
 #include "math_kernels.h"
 
@@ -23,9 +23,6 @@
 #include <duo/math.h>
 
 #include "math_funcs.h" /* tests/math: the functions by number */
-
-/* The double pow row, after the float functions. */
-#define BENCH_MATH_POW MF_COUNT
 
 DUO_DEVICE float bench_math_native(int f, float x, float y)
 {
@@ -58,6 +55,37 @@ DUO_DEVICE float bench_math_native(int f, float x, float y)
     }
 }
 
+DUO_DEVICE double bench_math_native_d(int f, double x, double y)
+{
+    double s, c;
+    switch (f) {
+    case MD_EXP: return exp(x);
+    case MD_EXP2: return exp2(x);
+    case MD_EXPM1: return expm1(x);
+    case MD_LOG: return log(x);
+    case MD_LOG2: return log2(x);
+    case MD_LOG10: return log10(x);
+    case MD_LOG1P: return log1p(x);
+    case MD_SIN: return sin(x);
+    case MD_COS: return cos(x);
+    case MD_TAN: return tan(x);
+    case MD_SINCOS_SIN: sincos(x, &s, &c); return s;
+    case MD_SINCOS_COS: sincos(x, &s, &c); return c;
+    case MD_ATAN: return atan(x);
+    case MD_ASIN: return asin(x);
+    case MD_ACOS: return acos(x);
+    case MD_SINH: return sinh(x);
+    case MD_COSH: return cosh(x);
+    case MD_TANH: return tanh(x);
+    case MD_CBRT: return cbrt(x);
+    case MD_ERF: return erf(x);
+    case MD_ATAN2: return atan2(x, y);
+    case MD_HYPOT: return hypot(x, y);
+    case MD_POW: return pow(x, y);
+    default: return 0.0;
+    }
+}
+
 DUO_KERNEL(bench_math_duo, size_t n, int f, const float *DUO_RESTRICT x,
            const float *DUO_RESTRICT y, float *DUO_RESTRICT out)
 {
@@ -72,30 +100,29 @@ DUO_KERNEL(bench_math_ys, size_t n, int f, const float *DUO_RESTRICT x,
         out[i] = bench_math_native(f, x[i], y[i]);
 }
 
-/* Double pow: the one double function in the group. */
-DUO_KERNEL(bench_pow_duo, size_t n, const double *DUO_RESTRICT x,
+DUO_KERNEL(bench_math_duo_d, size_t n, int f,
+           const double *DUO_RESTRICT x, const double *DUO_RESTRICT y,
+           double *DUO_RESTRICT out)
+{
+    DUO_FOR(i, n)
+        out[i] = duo_math_eval_d(f, x[i], y[i]);
+}
+
+DUO_KERNEL(bench_math_ys_d, size_t n, int f, const double *DUO_RESTRICT x,
            const double *DUO_RESTRICT y, double *DUO_RESTRICT out)
 {
     DUO_FOR(i, n)
-        out[i] = duo_pow(x[i], y[i]);
+        out[i] = bench_math_native_d(f, x[i], y[i]);
 }
 
-DUO_KERNEL(bench_pow_ys, size_t n, const double *DUO_RESTRICT x,
-           const double *DUO_RESTRICT y, double *DUO_RESTRICT out)
+/* Uniform in [0, 1) from a splitmix64 hash of (salt, i). */
+static double bench_math_u(size_t i, int salt)
 {
-    DUO_FOR(i, n)
-        out[i] = pow(x[i], y[i]);
-}
-
-/* Argument i of function f: uniform in the range the function is used
- * on, from a splitmix64 hash of (f, i, k). */
-static double bench_math_u(int f, size_t i, int k)
-{
-    uint64_t z = ((uint64_t)i << 8 | (uint64_t)(f * 2 + k)) *
+    uint64_t z = ((uint64_t)i << 8 | (uint64_t)salt) *
                  0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53; /* [0, 1) */
+    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
 }
 
 /* pow's arguments (powf's and pow's): x in (0, 4], y in [-8, 8]. */
@@ -104,9 +131,31 @@ static double bench_pow_arg(double u, int k)
     return k == 0 ? 4.0 - 4.0 * u : 16.0 * u - 8.0;
 }
 
+/* Argument i of double function f: as its float sibling's, in double
+ * (the salt 128 + ... keeps the two samples apart). */
+static double bench_math_arg_d(int f, size_t i, int k)
+{
+    double u = bench_math_u(i, 128 + f * 2 + k);
+    switch (f) {
+    case MD_EXP: case MD_EXPM1: case MD_SINH: case MD_COSH:
+        return 160.0 * u - 80.0;
+    case MD_EXP2: return 240.0 * u - 120.0;
+    case MD_LOG: case MD_LOG2: case MD_LOG10: case MD_CBRT:
+        return 1e6 * u + 0x1p-20;
+    case MD_LOG1P: return 1e3 * u - 0.999;
+    case MD_ASIN: case MD_ACOS: return 2.0 * u - 1.0;
+    case MD_ATAN: case MD_TANH: return 20.0 * u - 10.0;
+    case MD_ERF: return 10.0 * u - 5.0;
+    case MD_POW: return bench_pow_arg(u, k);
+    default: return 200.0 * u - 100.0;
+    }
+}
+
+/* Argument i of function f: uniform in the range the function is used
+ * on, from a splitmix64 hash of (f, i, k). */
 static float bench_math_arg(int f, size_t i, int k)
 {
-    double u = bench_math_u(f, i, k);
+    double u = bench_math_u(i, f * 2 + k); /* [0, 1) */
     switch (f) {
     case MF_EXPF: case MF_EXPM1F: case MF_SINHF: case MF_COSHF:
         return (float)(160.0 * u - 80.0);
@@ -125,71 +174,60 @@ static float bench_math_arg(int f, size_t i, int k)
 /* ------------------------------------------------------------------ */
 /* The group's interface                                               */
 
-int bench_math_count(void) { return BENCH_MATH_POW + 1; }
+int bench_math_count(void) { return MF_COUNT + MD_COUNT; }
 
-const char *bench_math_name(int f)
+const char *bench_math_name(int i)
 {
-    return f == BENCH_MATH_POW ? "pow" : mf_names[f];
+    return i < MF_COUNT ? mf_names[i] : md_names[i - MF_COUNT];
 }
 
-static duo_status bench_pow_setup(bench_math *m)
-{
-    const size_t n = m->n, bytes = n * sizeof(double);
-    m->xd = (double *)malloc(bytes);
-    m->yd = (double *)malloc(bytes);
-    m->duod = (double *)malloc(bytes);
-    m->ysd = (double *)malloc(bytes);
-    duo_status status = DUO_ERROR_OUT_OF_MEMORY;
-    if (m->xd != NULL && m->yd != NULL && m->duod != NULL &&
-        m->ysd != NULL) {
-        for (size_t i = 0; i < n; ++i) {
-            m->xd[i] = bench_pow_arg(bench_math_u(m->f, i, 0), 0);
-            m->yd[i] = bench_pow_arg(bench_math_u(m->f, i, 1), 1);
-        }
-        status = duo_malloc((void **)&m->dxd, bytes);
-    }
-    if (status == DUO_SUCCESS)
-        status = duo_malloc((void **)&m->dyd, bytes);
-    if (status == DUO_SUCCESS)
-        status = duo_malloc((void **)&m->doutd, bytes);
-    if (status == DUO_SUCCESS)
-        status = duo_memcpy(m->dxd, m->xd, bytes, DUO_HOST_TO_DEVICE);
-    if (status == DUO_SUCCESS)
-        status = duo_memcpy(m->dyd, m->yd, bytes, DUO_HOST_TO_DEVICE);
-    if (status != DUO_SUCCESS)
-        bench_math_teardown(m);
-    return status;
-}
-
-duo_status bench_math_setup(bench_math *m, int f, size_t n, size_t host_n)
+duo_status bench_math_setup(bench_math *m, int i, size_t n, size_t host_n)
 {
     memset(m, 0, sizeof *m);
-    m->f = f;
+    m->dbl = i >= MF_COUNT;
+    m->index = i;
+    m->f = m->dbl ? i - MF_COUNT : i;
     m->n = n;
     m->host_n = host_n;
-    if (f == BENCH_MATH_POW)
-        return bench_pow_setup(m);
-    const size_t bytes = n * sizeof(float);
-    m->x = (float *)malloc(bytes);
-    m->y = (float *)malloc(bytes);
-    m->duo = (float *)malloc(bytes);
-    m->ys = (float *)malloc(bytes);
+    const int f = m->f;
+    const size_t bytes = n * (m->dbl ? sizeof(double) : sizeof(float));
+    void *x = malloc(bytes), *y = malloc(bytes);
+    void *duo = malloc(bytes), *ys = malloc(bytes);
+    void **dx = m->dbl ? (void **)&m->dxd : (void **)&m->dx;
+    void **dy = m->dbl ? (void **)&m->dyd : (void **)&m->dy;
+    void **dout = m->dbl ? (void **)&m->doutd : (void **)&m->dout;
+    if (m->dbl) {
+        m->xd = (double *)x;
+        m->yd = (double *)y;
+        m->duod = (double *)duo;
+        m->ysd = (double *)ys;
+    } else {
+        m->x = (float *)x;
+        m->y = (float *)y;
+        m->duo = (float *)duo;
+        m->ys = (float *)ys;
+    }
     duo_status status = DUO_ERROR_OUT_OF_MEMORY;
-    if (m->x != NULL && m->y != NULL && m->duo != NULL && m->ys != NULL) {
-        for (size_t i = 0; i < n; ++i) {
-            m->x[i] = bench_math_arg(f, i, 0);
-            m->y[i] = bench_math_arg(f, i, 1);
+    if (x != NULL && y != NULL && duo != NULL && ys != NULL) {
+        for (size_t j = 0; j < n; ++j) {
+            if (m->dbl) {
+                m->xd[j] = bench_math_arg_d(f, j, 0);
+                m->yd[j] = bench_math_arg_d(f, j, 1);
+            } else {
+                m->x[j] = bench_math_arg(f, j, 0);
+                m->y[j] = bench_math_arg(f, j, 1);
+            }
         }
-        status = duo_malloc((void **)&m->dx, bytes);
+        status = duo_malloc(dx, bytes);
     }
     if (status == DUO_SUCCESS)
-        status = duo_malloc((void **)&m->dy, bytes);
+        status = duo_malloc(dy, bytes);
     if (status == DUO_SUCCESS)
-        status = duo_malloc((void **)&m->dout, bytes);
+        status = duo_malloc(dout, bytes);
     if (status == DUO_SUCCESS)
-        status = duo_memcpy(m->dx, m->x, bytes, DUO_HOST_TO_DEVICE);
+        status = duo_memcpy(*dx, x, bytes, DUO_HOST_TO_DEVICE);
     if (status == DUO_SUCCESS)
-        status = duo_memcpy(m->dy, m->y, bytes, DUO_HOST_TO_DEVICE);
+        status = duo_memcpy(*dy, y, bytes, DUO_HOST_TO_DEVICE);
     if (status != DUO_SUCCESS)
         bench_math_teardown(m);
     return status;
@@ -217,9 +255,9 @@ void bench_math_teardown(bench_math *m)
 void bench_math_kernel_duo(void *ctx)
 {
     const bench_math *m = (const bench_math *)ctx;
-    if (m->f == BENCH_MATH_POW)
-        DUO_CHECK(DUO_LAUNCH(bench_pow_duo, m->n, m->n, m->dxd, m->dyd,
-                             m->doutd));
+    if (m->dbl)
+        DUO_CHECK(DUO_LAUNCH(bench_math_duo_d, m->n, m->n, m->f, m->dxd,
+                             m->dyd, m->doutd));
     else
         DUO_CHECK(DUO_LAUNCH(bench_math_duo, m->n, m->n, m->f, m->dx,
                              m->dy, m->dout));
@@ -228,9 +266,9 @@ void bench_math_kernel_duo(void *ctx)
 void bench_math_kernel_ys(void *ctx)
 {
     const bench_math *m = (const bench_math *)ctx;
-    if (m->f == BENCH_MATH_POW)
-        DUO_CHECK(DUO_LAUNCH(bench_pow_ys, m->n, m->n, m->dxd, m->dyd,
-                             m->doutd));
+    if (m->dbl)
+        DUO_CHECK(DUO_LAUNCH(bench_math_ys_d, m->n, m->n, m->f, m->dxd,
+                             m->dyd, m->doutd));
     else
         DUO_CHECK(DUO_LAUNCH(bench_math_ys, m->n, m->n, m->f, m->dx, m->dy,
                              m->dout));
@@ -239,25 +277,23 @@ void bench_math_kernel_ys(void *ctx)
 void bench_math_host_duo(void *ctx)
 {
     bench_math *m = (bench_math *)ctx;
-    if (m->f == BENCH_MATH_POW) {
+    if (m->dbl)
         for (size_t i = 0; i < m->host_n; ++i)
-            m->duod[i] = duo_pow(m->xd[i], m->yd[i]);
-        return;
-    }
-    for (size_t i = 0; i < m->host_n; ++i)
-        m->duo[i] = duo_math_eval(m->f, m->x[i], m->y[i]);
+            m->duod[i] = duo_math_eval_d(m->f, m->xd[i], m->yd[i]);
+    else
+        for (size_t i = 0; i < m->host_n; ++i)
+            m->duo[i] = duo_math_eval(m->f, m->x[i], m->y[i]);
 }
 
 void bench_math_host_ys(void *ctx)
 {
     bench_math *m = (bench_math *)ctx;
-    if (m->f == BENCH_MATH_POW) {
+    if (m->dbl)
         for (size_t i = 0; i < m->host_n; ++i)
-            m->ysd[i] = pow(m->xd[i], m->yd[i]);
-        return;
-    }
-    for (size_t i = 0; i < m->host_n; ++i)
-        m->ys[i] = bench_math_native(m->f, m->x[i], m->y[i]);
+            m->ysd[i] = bench_math_native_d(m->f, m->xd[i], m->yd[i]);
+    else
+        for (size_t i = 0; i < m->host_n; ++i)
+            m->ys[i] = bench_math_native(m->f, m->x[i], m->y[i]);
 }
 
 static uint32_t bits(float v)
@@ -274,10 +310,11 @@ static uint64_t bits_d(double v)
     return u;
 }
 
-/* bench_math_check for double pow. */
-static int bench_pow_check(bench_math *m, int kernels, char *check,
-                           size_t size)
+/* bench_math_check for a double function. */
+static int bench_math_check_d(bench_math *m, int kernels, char *check,
+                              size_t size)
 {
+    const int f = m->f;
     if (kernels) {
         const size_t bytes = m->host_n * sizeof(double);
         bench_math_kernel_duo(m);
@@ -286,12 +323,16 @@ static int bench_pow_check(bench_math *m, int kernels, char *check,
         DUO_CHECK(duo_memcpy(m->ysd, m->doutd, bytes, DUO_DEVICE_TO_HOST));
     }
     for (size_t i = 0; i < m->host_n; ++i) {
-        const double h = duo_pow(m->xd[i], m->yd[i]);
+        const double h = duo_math_eval_d(f, m->xd[i], m->yd[i]);
         const double d = m->duod[i], y = m->ysd[i];
         const int64_t ulps = (int64_t)(bits_d(d) - bits_d(y));
-        if (bits_d(d) != bits_d(h) || ulps < -4 || ulps > 4) {
-            snprintf(check, size, "pow(%a, %a): duo %a, host %a, "
-                     "yardstick %a", m->xd[i], m->yd[i], d, h, y);
+        const int ys_ok = (isnan(h) && isnan(y)) ||
+                          ((bits_d(h) ^ bits_d(y)) >> 63 == 0 && ulps >= -4 &&
+                           ulps <= 4);
+        if (bits_d(d) != bits_d(h) || !ys_ok) {
+            snprintf(check, size, "%s(%a, %a): duo %a, host %a, "
+                     "yardstick %a", md_names[f], m->xd[i], m->yd[i], d, h,
+                     y);
             return 0;
         }
     }
@@ -303,8 +344,8 @@ static int bench_pow_check(bench_math *m, int kernels, char *check,
 int bench_math_check(bench_math *m, int kernels, char *check, size_t size)
 {
     const int f = m->f;
-    if (f == BENCH_MATH_POW)
-        return bench_pow_check(m, kernels, check, size);
+    if (m->dbl)
+        return bench_math_check_d(m, kernels, check, size);
     if (kernels) {
         /* The kernels' outputs: run duo's again, fetch it, then the
          * yardstick's (each run writes dout). */

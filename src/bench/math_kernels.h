@@ -1,7 +1,7 @@
 /*
  * math_kernels.h - the kernels of duo-bench's math group (bench_math.c):
- * <duo/math.h>'s float functions against the backend's own math library,
- * one call per element.
+ * <duo/math.h>'s float and double functions against the backend's own
+ * math library, one call per element.
  *
  * Device side: a kernel over n arguments in device memory, duo's
  * function against the backend's own (CUDA's expf, sinf, ... built
@@ -9,8 +9,9 @@
  * CPU builds).  Host side: one thread, a plain loop over host_n
  * arguments, duo's function against glibc's.  Arguments lie where each
  * function is used (exp: [-80, 80], log: (0, 1e6], sin: [-100, 100],
- * asin: [-1, 1], powf and pow: x in (0, 4], y in [-8, 8], ...), from a
- * hash of the index.  One row is a double function: pow.
+ * asin: [-1, 1], powf and pow: x in (0, 4], y in [-8, 8], ...; the
+ * double functions over the same ranges), from a
+ * hash of the index.
  *
  * math_kernels.c holds kernels: nvcc compiles it in a CUDA build (hence
  * the extern "C").
@@ -27,26 +28,28 @@ extern "C" {
 #endif
 
 typedef struct bench_math {
-    int f;                   /* the function: an MF_ number, or
-                              * MF_COUNT for double pow */
+    int f;                   /* the function: an MF_ number, or an MD_
+                                number when dbl */
+    int dbl;                 /* 1 for a double function */
+    int index;               /* as bench_math_name numbers it */
     size_t n, host_n;        /* arguments: device side, host side */
     float *x, *y;            /* host: the arguments (y: second argument) */
     float *duo, *ys;         /* host: each side's last outputs */
     float *dx, *dy, *dout;   /* device: arguments, outputs */
-    double *xd, *yd, *duod, *ysd;  /* the same for double pow */
+    double *xd, *yd, *duod, *ysd;  /* the same for a double function */
     double *dxd, *dyd, *doutd;
 } bench_math;
 
-/* The functions: how many, and the name of function f ("expf",
- * "sincosf.sin", ...).  The float functions are numbered as
- * tests/math/math_funcs.h numbers them; the last one, MF_COUNT, is
- * double pow (duo_pow against CUDA's or glibc's pow). */
+/* The functions: how many, and the name of function i ("expf",
+ * "sincosf.sin", ..., then the double ones, "exp", "sincos.sin", ...):
+ * i < MF_COUNT is float function i, then double function i - MF_COUNT. */
 int bench_math_count(void);
-const char *bench_math_name(int f);
+const char *bench_math_name(int i);
 
-/* Buffers for function f over n >= host_n >= 1 arguments, filled and
- * copied to the device.  On failure nothing is left allocated. */
-duo_status bench_math_setup(bench_math *m, int f, size_t n, size_t host_n);
+/* Buffers for function i (numbered as bench_math_name's) over
+ * n >= host_n >= 1 arguments, filled and copied to the device.  On
+ * failure nothing is left allocated. */
+duo_status bench_math_setup(bench_math *m, int i, size_t n, size_t host_n);
 void bench_math_teardown(bench_math *m);
 
 /* One run of a side (bench_op's form: ctx is a bench_math *).  The

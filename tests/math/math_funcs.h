@@ -61,28 +61,49 @@ DUO_DEVICE float duo_math_eval(int f, float x, float y)
 }
 
 /* The double functions, by number (at most 1 ulp, the same bits
- * everywhere). */
+ * everywhere); sincos appears twice, as for the floats. */
 enum {
-    MD_EXP, MD_LOG, MD_SIN, MD_COS, MD_TAN, MD_ATAN, MD_ASIN, MD_ACOS,
-    MD_ATAN2, MD_POW,
+    MD_EXP, MD_EXP2, MD_EXPM1, MD_LOG, MD_LOG2, MD_LOG10, MD_LOG1P, MD_SIN,
+    MD_COS, MD_TAN, MD_SINCOS_SIN, MD_SINCOS_COS, MD_ATAN, MD_ASIN, MD_ACOS,
+    MD_SINH, MD_COSH, MD_TANH, MD_CBRT, MD_ERF,
+    MD_ATAN2, MD_HYPOT, MD_POW,
     MD_COUNT
 };
 
+/* Functions before MD_ATAN2 take one argument. */
+#define MD_FIRST_BINARY MD_ATAN2
+
 static const char *const md_names[MD_COUNT] = {
-    "exp", "log", "sin", "cos", "tan", "atan", "asin", "acos", "atan2", "pow"};
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+    "tan", "sincos.sin", "sincos.cos", "atan", "asin", "acos", "sinh",
+    "cosh", "tanh", "cbrt", "erf", "atan2", "hypot", "pow"};
 
 DUO_DEVICE double duo_math_eval_d(int f, double x, double y)
 {
+    double s, c;
     switch (f) {
     case MD_EXP: return duo_exp(x);
+    case MD_EXP2: return duo_exp2(x);
+    case MD_EXPM1: return duo_expm1(x);
     case MD_LOG: return duo_log(x);
+    case MD_LOG2: return duo_log2(x);
+    case MD_LOG10: return duo_log10(x);
+    case MD_LOG1P: return duo_log1p(x);
     case MD_SIN: return duo_sin(x);
     case MD_COS: return duo_cos(x);
     case MD_TAN: return duo_tan(x);
+    case MD_SINCOS_SIN: duo_sincos(x, &s, &c); return s;
+    case MD_SINCOS_COS: duo_sincos(x, &s, &c); return c;
     case MD_ATAN: return duo_atan(x);
     case MD_ASIN: return duo_asin(x);
     case MD_ACOS: return duo_acos(x);
+    case MD_SINH: return duo_sinh(x);
+    case MD_COSH: return duo_cosh(x);
+    case MD_TANH: return duo_tanh(x);
+    case MD_CBRT: return duo_cbrt(x);
+    case MD_ERF: return duo_erf(x);
     case MD_ATAN2: return duo_atan2(x, y);
+    case MD_HYPOT: return duo_hypot(x, y);
     case MD_POW: return duo_pow(x, y);
     default: return 0.0;
     }

@@ -158,13 +158,13 @@ table("double", "duo_m_sin_64_", vals,
       "sin(j pi/64), j = 0..127, hi, lo pairs (cos(j pi/64) is entry j + 32)")
 
 vals = []
-for k in range(129):
+for k in range(191):  # erff reads k <= 128 (|x| < 4), erf k <= 190
     c = mp.mpf(k) / 32
     e_hi, e_lo = dd(mp.erf(c))
     g_hi, g_lo = dd(2 / mp.sqrt(pi) * mp.exp(-c * c))
     vals += [h(e_hi), h(e_lo), h(g_hi), h(g_lo)]
 table("double", "duo_m_erf_32_", vals,
-      "erf: at c = k/32, k = 0..128: erf(c) and its derivative\n"
+      "erf: at c = k/32, k = 0..190: erf(c) and its derivative\n"
       " * 2/sqrt(pi) exp(-c^2), each as hi, lo")
 
 words = ["0x00000000u", "0x00000000u"]

@@ -1,0 +1,180 @@
+/*
+ * duo/math_hyp.h - sinhf, coshf, tanhf of duo/math.h and the double
+ * sinh, cosh, tanh.  Included by <duo/math.h>, after duo/math_exp.h.
+ *
+ * Float: from e^|x| as a pair of doubles (duo/math_exp.h), e^-|x| as its
+ * reciprocal with the division's remainder, or e^(2|x|) - 1; rounded
+ * once to float.
+ *
+ * Double: the forms that never subtract nearly equal numbers, with
+ * E = e^|x| - 1 as a pair (duo_m_expm1_pair_d_, relative error below
+ * 2^-60): sinh|x| = (E + E / (1 + E)) / 2, tanh|x| = E2 / (E2 + 2) with
+ * E2 = e^(2|x|) - 1, cosh|x| = (e^|x| + 1 / e^|x|) / 2 (e^|x| to 2^-64);
+ * both terms of each sum are positive, so the relative error stays
+ * below about 2^-60 before the last rounding: within 0.51 ulp.  For
+ * |x| >= 40, e^-|x| is below 2^-115 of the result: sinh|x| = cosh|x| =
+ * 2^(E-1) (h + l) from e^|x| = 2^E (h + l), which overflows only where
+ * the result does (|x| > 710.47), not at e^|x|'s own limit (709.78).
+ * Tiny arguments by their series: sinh x = x + x^3/6, tanh x = x - x^3/3
+ * (|x| < 2^-26, next term below 2^-104 relative).
+ */
+#ifndef DUO_MATH_HYP_H
+#define DUO_MATH_HYP_H
+
+#include <duo/math_core.h>
+#include <duo/math_exp.h>
+
+/* (e^|x| / 2) = *ah + *al and (e^-|x| / 2) = *bh + *bl, |x| <= 95. */
+DUO_DEVICE void duo_m_exp_halves_(double ax, double *ah, double *al,
+                                  double *bh, double *bl)
+{
+    double h, l;
+    duo_m_exp_dd_(ax, &h, &l);
+    *ah = duo_m_mul_(h, 0.5);
+    *al = duo_m_mul_(l, 0.5);
+    /* 1/4 / (ah + al), with the remainder of the division. */
+    double q = 0.25 / *ah;
+    *bh = q;
+    *bl = (duo_m_fma_(-q, *ah, 0.25) - duo_m_mul_(q, *al)) / *ah;
+}
+
+DUO_DEVICE float duo_sinhf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    double ax = fabs((double)x);
+    float sign = x < 0.0f ? -1.0f : 1.0f;
+    if (ax > 90.0)
+        return sign * duo_f32_from_bits_(0x7f800000u);
+    if (ax == 0.0)
+        return x;
+    double hi, lo;
+    if (ax < 0.125) {
+        /* Taylor to x^13: truncation below 2^-68 relative. */
+        double s = duo_m_mul_(ax, ax);
+        double q = duo_m_fma_(s, 1.0 / 6227020800.0, 1.0 / 39916800.0);
+        q = duo_m_fma_(q, s, 1.0 / 362880);
+        q = duo_m_fma_(q, s, 1.0 / 5040);
+        q = duo_m_fma_(q, s, 1.0 / 120);
+        q = duo_m_fma_(q, s, 1.0 / 6);
+        hi = ax;
+        lo = duo_m_mul_(duo_m_mul_(ax, s), q);
+    } else {
+        double ah, al, bh, bl, e;
+        duo_m_exp_halves_(ax, &ah, &al, &bh, &bl);
+        hi = duo_m_two_sum_(ah, -bh, &e);
+        lo = e + (al - bl);
+    }
+    return sign * duo_m_dd_to_float_(hi, lo);
+}
+
+DUO_DEVICE float duo_coshf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    double ax = fabs((double)x);
+    if (ax > 90.0)
+        return duo_f32_from_bits_(0x7f800000u);
+    double ah, al, bh, bl, e;
+    duo_m_exp_halves_(ax, &ah, &al, &bh, &bl);
+    double hi = duo_m_two_sum_(ah, bh, &e);
+    return duo_m_dd_to_float_(hi, e + (al + bl));
+}
+
+DUO_DEVICE float duo_tanhf(float x)
+{
+    if (duo_m_isnan_(x))
+        return duo_m_qnan_(x);
+    float sign = x < 0.0f ? -1.0f : 1.0f;
+    double ax = fabs((double)x);
+    if (ax > 10.0)
+        return sign; /* 1 - tanh(10) < 2^-28: rounds to 1 */
+    if (ax == 0.0)
+        return x;
+    /* tanh|x| = m / (m + 2), m = e^(2|x|) - 1. */
+    double mh, ml, e;
+    duo_m_expm1_dd_(2.0 * ax, &mh, &ml);
+    double dh = duo_m_two_sum_(mh, 2.0, &e);
+    double dl = e + ml;
+    double ql;
+    double q = duo_m_dd_div_(mh, ml, dh, dl, &ql);
+    return sign * duo_m_dd_to_float_(q, ql);
+}
+
+/* sinh|x| = cosh|x| = e^|x| / 2 for 40 <= |x|: 2^(E-1) (h + l), rounded
+ * once (the result is normal or overflows). */
+DUO_DEVICE double duo_m_exp_half_big_d_(double ax)
+{
+    if (ax > 710.5)
+        return (double)INFINITY;
+    double h, l;
+    int E = duo_m_exp_pair_d_(ax, &h, &l);
+    return duo_m_ldexp_(h + l, E - 1);
+}
+
+DUO_DEVICE double duo_sinh(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    double ax = fabs(x), y;
+    if (ax < 0x1p-26) {
+        /* x + x^3/6, rounded once (+-0 and subnormals come back). */
+        y = duo_m_fma_(duo_m_mul_(duo_m_mul_(ax, ax), 1.0 / 6), ax, ax);
+    } else if (ax >= 40.0) {
+        y = duo_m_exp_half_big_d_(ax);
+    } else {
+        double eh, el, dh, dl, ql, e, sl;
+        int E = duo_m_expm1_pair_d_(ax, &eh, &el);
+        double s = duo_m_pow2_(E);
+        eh = duo_m_mul_(eh, s);
+        el = duo_m_mul_(el, s);
+        dh = duo_m_two_sum_(1.0, eh, &e); /* 1 + E */
+        dl = e + el;
+        double q = duo_m_dd_div_(eh, el, dh, dl, &ql);
+        double sh = duo_m_two_sum_(eh, q, &sl);
+        y = duo_m_mul_(sh + (sl + (el + ql)), 0.5);
+    }
+    return duo_bits_from_f64_(x) >> 63 ? -y : y;
+}
+
+DUO_DEVICE double duo_cosh(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    double ax = fabs(x);
+    if (ax >= 40.0)
+        return duo_m_exp_half_big_d_(ax);
+    double ah, al, bh, bl, e;
+    int E = duo_m_exp_pair_d_(ax, &ah, &al);
+    double s = duo_m_pow2_(E);
+    ah = duo_m_mul_(ah, s);
+    al = duo_m_mul_(al, s);
+    bh = duo_m_dd_div_(1.0, 0.0, ah, al, &bl); /* e^-|x| */
+    double sh = duo_m_fast_two_sum_(ah, bh, &e);
+    return duo_m_mul_(sh + (e + (al + bl)), 0.5);
+}
+
+DUO_DEVICE double duo_tanh(double x)
+{
+    if (duo_m_isnan_d_(x))
+        return duo_m_qnan_d_(x);
+    double ax = fabs(x), y;
+    if (ax > 20.0) {
+        y = 1.0; /* 1 - tanh(20) < 2^-56: rounds to 1 (and +-inf) */
+    } else if (ax < 0x1p-26) {
+        y = duo_m_fma_(duo_m_mul_(duo_m_mul_(ax, ax), -1.0 / 3), ax, ax);
+    } else {
+        double mh, ml, e, ql;
+        int E = duo_m_expm1_pair_d_(2.0 * ax, &mh, &ml);
+        double s = duo_m_pow2_(E);
+        mh = duo_m_mul_(mh, s);
+        ml = duo_m_mul_(ml, s);
+        double dh = duo_m_two_sum_(mh, 2.0, &e);
+        double dl = e + ml;
+        double q = duo_m_dd_div_(mh, ml, dh, dl, &ql);
+        y = q + ql;
+    }
+    return duo_bits_from_f64_(x) >> 63 ? -y : y;
+}
+
+#endif /* DUO_MATH_HYP_H */
