@@ -1,5 +1,5 @@
 /*
- * math_libm.c - the C library's double functions by MF_ number
+ * math_libm.c - the C library's double functions by MF_ and MD_ number
  * (math_libm.h).
  */
 #include "math_libm.h"
@@ -34,4 +34,32 @@ double mf_libm(int f, double x, double y)
     case MF_POWF: return pow(x, y);
     }
     return NAN;
+}
+
+double mf_libm_d(int f, double x, double y)
+{
+    switch (f) {
+    case MD_EXP: return exp(x);
+    case MD_EXP2: return exp2(x);
+    case MD_EXPM1: return expm1(x);
+    case MD_LOG: return log(x);
+    case MD_LOG2: return log2(x);
+    case MD_LOG10: return log10(x);
+    case MD_LOG1P: return log1p(x);
+    case MD_SIN: case MD_SINCOS_SIN: return sin(x);
+    case MD_COS: case MD_SINCOS_COS: return cos(x);
+    case MD_TAN: return tan(x);
+    case MD_ATAN: return atan(x);
+    case MD_ASIN: return asin(x);
+    case MD_ACOS: return acos(x);
+    case MD_SINH: return sinh(x);
+    case MD_COSH: return cosh(x);
+    case MD_TANH: return tanh(x);
+    case MD_CBRT: return cbrt(x);
+    case MD_ERF: return erf(x);
+    case MD_POW: return pow(x, y);
+    case MD_ATAN2: return atan2(x, y);
+    case MD_HYPOT: return hypot(x, y);
+    default: return NAN;
+    }
 }

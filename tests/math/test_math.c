@@ -299,33 +299,6 @@ static int64_t ordered_d(double v)
     return u >> 63 ? -(int64_t)(u & 0x7fffffffffffffffull) : (int64_t)u;
 }
 
-static double libm_of_d(int f, double x, double y)
-{
-    switch (f) {
-    case MD_EXP: return exp(x);
-    case MD_EXP2: return exp2(x);
-    case MD_EXPM1: return expm1(x);
-    case MD_LOG: return log(x);
-    case MD_LOG2: return log2(x);
-    case MD_LOG10: return log10(x);
-    case MD_LOG1P: return log1p(x);
-    case MD_SIN: case MD_SINCOS_SIN: return sin(x);
-    case MD_COS: case MD_SINCOS_COS: return cos(x);
-    case MD_TAN: return tan(x);
-    case MD_ATAN: return atan(x);
-    case MD_ASIN: return asin(x);
-    case MD_ACOS: return acos(x);
-    case MD_SINH: return sinh(x);
-    case MD_COSH: return cosh(x);
-    case MD_TANH: return tanh(x);
-    case MD_CBRT: return cbrt(x);
-    case MD_ERF: return erf(x);
-    case MD_POW: return pow(x, y);
-    case MD_ATAN2: return atan2(x, y);
-    default: return hypot(x, y);
-    }
-}
-
 /* How far, in ulps, duo's result (at most 1 ulp from the exact value)
  * may lie from glibc's: 1 where glibc's function is within 1 ulp too;
  * below 1 + glibc's error where it is not (glibc 2.36 against MPFR,
@@ -398,7 +371,7 @@ static void test_double_functions(void)
         test_set_context("%s on the host vs glibc", md_names[f]);
         size_t bad = 0;
         for (size_t i = 0; i < NSAMPLE_D && bad < 5; ++i) {
-            double want = libm_of_d(f, x[i], y[i]);
+            double want = mf_libm_d(f, x[i], y[i]);
             double nan_arg =
                 isnan(x[i]) || f < MD_FIRST_BINARY ? x[i] : y[i];
             int ok;
