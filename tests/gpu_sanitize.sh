@@ -6,7 +6,8 @@
 # racecheck, synccheck and initcheck, one log per tool and test in
 # LOGDIR/<tool>/<test>.log, and prints a summary table (also in
 # LOGDIR/summary.txt).  The soak test runs 10^4 cycles under memcheck
-# (2000 under the other tools; --soak-cycles N to change).  The
+# (2000 under the other tools; --soak-cycles N to change); the large
+# test (2^31 elements) is left out.  The
 # deliberate out-of-memory reports of test_memory and test_gemm
 # --fill-device are recognised by the names of the functions that make
 # them (test_memory_deliberate_oom, test_gemm_deliberate_oom), not by
