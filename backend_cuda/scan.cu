@@ -9,9 +9,10 @@
  * Floating-point sums follow the order itself, in one pass over the
  * input.  A thread block takes the next tile of kTileRuns runs (tiles
  * are handed out in launch order by a counter, so every tile before a
- * running one has started).  Each thread loads its run into registers
- * (four 16-byte loads for float), and the block sums of the order
- * within the tile are formed by warp shuffles and in shared memory.
+ * running one has started).  The block copies its tile into shared
+ * memory (16-byte cp.async copies), each thread reads its own run from
+ * there, and the block sums of the order within the tile are formed by
+ * warp shuffles and in shared memory.
  * Above the tiles, the block of 2^k tiles b has the sum S(k, b) of the
  * order, and a tile's carry is the block sums of its index's binary
  * digits, added from the highest digit.  Every complete tile publishes

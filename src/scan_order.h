@@ -43,11 +43,12 @@
  * it needs are.  The CPU cuts the runs into tiles of 2^8 runs, computes
  * each tile's total (a block sum) in parallel, the carries of the tiles
  * from the block sums above them, then each tile with its carry.  The
- * GPU gives each thread block a tile: its threads scan their runs in
- * registers and the block sums within the tile in shared memory, and
- * each block publishes the largest block sum its tile completes for the
- * blocks after it, which need nothing but block sums of tiles before
- * theirs -- a single pass over the input.
+ * GPU gives each thread block a tile: its threads scan their runs and
+ * the block sums within the tile in shared memory, and each block
+ * publishes its tile's total, and any large block sum its tile
+ * completes, for the blocks after it, which need nothing but block sums
+ * of tiles before theirs -- a single pass over the input
+ * (backend_cuda/scan.cu).
  */
 #ifndef DUO_SCAN_ORDER_H
 #define DUO_SCAN_ORDER_H
