@@ -11,9 +11,10 @@
  * values near the function's own edges (around 1 for log, log2, log10;
  * around -1 for log1p; the method boundaries and thresholds otherwise).
  * The second argument of atan2 and hypot: a third uniform bit patterns,
- * a third x times 2^-[0, 40), a third over all exponents.  MPFR computes
- * each exact value at 200 bits (exponent range wide enough that nothing
- * over- or underflows before the comparison); the error is
+ * a third x times 2^-[0, 40), a third over all exponents; pow's as
+ * pow_y says.  MPFR computes each exact value at 200 bits (exponent
+ * range wide enough that nothing over- or underflows before the
+ * comparison); the error is
  * |result - exact| / ulp(exact), ulp in double's format (2^-1074 at
  * least).  Results past DBL_MAX count as right when they are inf (or
  * DBL_MAX: one of the two neighbours); NaN must be NaN.
@@ -39,6 +40,8 @@
 #include <mpfr.h>
 
 #include "math_funcs.h"
+#include "math_libm.h"
+#include "math_ref.h"
 
 static uint64_t mix(uint64_t z)
 {
@@ -121,65 +124,28 @@ static double arg_x(rng *r, int f, uint64_t i)
     }
 }
 
+/* pow's y: a third uniform in [-8, 8], a third integers in [-64, 64],
+ * a third t / log2|x| with t uniform in [-1100, 1030], so that x^y lands
+ * anywhere in double's range, subnormals and overflow included. */
+static double pow_y(rng *r, double x)
+{
+    switch (next(r) % 3) {
+    case 0: return 16.0 * u01(r) - 8.0;
+    case 1: return (double)((int)(next(r) % 129) - 64);
+    default: {
+        const double l = log2(fabs(x));
+        return l != 0.0 && isfinite(l) ? (2130.0 * u01(r) - 1100.0) / l
+                                       : 16.0 * u01(r) - 8.0;
+    }
+    }
+}
+
 static double arg_y(rng *r, double x)
 {
     switch (next(r) % 3) {
     case 0: return from_bits(next(r));
     case 1: return x * ldexp(u01(r), -(int)(next(r) % 40));
     default: return spread(r, -1074, 1023);
-    }
-}
-
-static void exact(int f, mpfr_ptr e, mpfr_srcptr a, mpfr_srcptr b)
-{
-    switch (f) {
-    case MD_EXP: mpfr_exp(e, a, MPFR_RNDN); break;
-    case MD_EXP2: mpfr_exp2(e, a, MPFR_RNDN); break;
-    case MD_EXPM1: mpfr_expm1(e, a, MPFR_RNDN); break;
-    case MD_LOG: mpfr_log(e, a, MPFR_RNDN); break;
-    case MD_LOG2: mpfr_log2(e, a, MPFR_RNDN); break;
-    case MD_LOG10: mpfr_log10(e, a, MPFR_RNDN); break;
-    case MD_LOG1P: mpfr_log1p(e, a, MPFR_RNDN); break;
-    case MD_SIN: case MD_SINCOS_SIN: mpfr_sin(e, a, MPFR_RNDN); break;
-    case MD_COS: case MD_SINCOS_COS: mpfr_cos(e, a, MPFR_RNDN); break;
-    case MD_TAN: mpfr_tan(e, a, MPFR_RNDN); break;
-    case MD_ATAN: mpfr_atan(e, a, MPFR_RNDN); break;
-    case MD_ASIN: mpfr_asin(e, a, MPFR_RNDN); break;
-    case MD_ACOS: mpfr_acos(e, a, MPFR_RNDN); break;
-    case MD_SINH: mpfr_sinh(e, a, MPFR_RNDN); break;
-    case MD_COSH: mpfr_cosh(e, a, MPFR_RNDN); break;
-    case MD_TANH: mpfr_tanh(e, a, MPFR_RNDN); break;
-    case MD_CBRT: mpfr_cbrt(e, a, MPFR_RNDN); break;
-    case MD_ERF: mpfr_erf(e, a, MPFR_RNDN); break;
-    case MD_ATAN2: mpfr_atan2(e, a, b, MPFR_RNDN); break;
-    default: mpfr_hypot(e, a, b, MPFR_RNDN); break;
-    }
-}
-
-/* The C library's function f (--libm). */
-static double libm_d(int f, double x, double y)
-{
-    switch (f) {
-    case MD_EXP: return exp(x);
-    case MD_EXP2: return exp2(x);
-    case MD_EXPM1: return expm1(x);
-    case MD_LOG: return log(x);
-    case MD_LOG2: return log2(x);
-    case MD_LOG10: return log10(x);
-    case MD_LOG1P: return log1p(x);
-    case MD_SIN: case MD_SINCOS_SIN: return sin(x);
-    case MD_COS: case MD_SINCOS_COS: return cos(x);
-    case MD_TAN: return tan(x);
-    case MD_ATAN: return atan(x);
-    case MD_ASIN: return asin(x);
-    case MD_ACOS: return acos(x);
-    case MD_SINH: return sinh(x);
-    case MD_COSH: return cosh(x);
-    case MD_TANH: return tanh(x);
-    case MD_CBRT: return cbrt(x);
-    case MD_ERF: return erf(x);
-    case MD_ATAN2: return atan2(x, y);
-    default: return hypot(x, y);
     }
 }
 
@@ -232,12 +198,14 @@ static int run(int f, uint64_t n, uint64_t seed, int libm)
             rng r = {mix(seed * 0x100000001B3ull + (uint64_t)f) ^
                      mix((uint64_t)i)};
             const double x = arg_x(&r, f, (uint64_t)i);
-            const double y = binary ? arg_y(&r, x) : 0.0;
+            const double y = f == MD_POW ? pow_y(&r, x)
+                             : binary   ? arg_y(&r, x)
+                                        : 0.0;
             const double got =
-                libm ? libm_d(f, x, y) : duo_math_eval_d(f, x, y);
+                libm ? mf_libm_d(f, x, y) : duo_math_eval_d(f, x, y);
             mpfr_set_d(a, x, MPFR_RNDN);
             mpfr_set_d(b, y, MPFR_RNDN);
-            exact(f, e, a, b);
+            mref_exact_d(f, e, a, b);
             int sub;
             const double err = error_ulps(got, e, d, &sub);
             if (err >= 1.0) {

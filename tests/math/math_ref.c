@@ -92,3 +92,31 @@ float mref_eval(mref_ctx *c, int f, float x, float y, int force_mpfr)
         return mpfr_eval(c, f, x, y);
     return (float)d;
 }
+
+void mref_exact_d(int f, mpfr_ptr e, mpfr_srcptr a, mpfr_srcptr b)
+{
+    switch (f) {
+    case MD_EXP: mpfr_exp(e, a, MPFR_RNDN); break;
+    case MD_EXP2: mpfr_exp2(e, a, MPFR_RNDN); break;
+    case MD_EXPM1: mpfr_expm1(e, a, MPFR_RNDN); break;
+    case MD_LOG: mpfr_log(e, a, MPFR_RNDN); break;
+    case MD_LOG2: mpfr_log2(e, a, MPFR_RNDN); break;
+    case MD_LOG10: mpfr_log10(e, a, MPFR_RNDN); break;
+    case MD_LOG1P: mpfr_log1p(e, a, MPFR_RNDN); break;
+    case MD_SIN: case MD_SINCOS_SIN: mpfr_sin(e, a, MPFR_RNDN); break;
+    case MD_COS: case MD_SINCOS_COS: mpfr_cos(e, a, MPFR_RNDN); break;
+    case MD_TAN: mpfr_tan(e, a, MPFR_RNDN); break;
+    case MD_ATAN: mpfr_atan(e, a, MPFR_RNDN); break;
+    case MD_ASIN: mpfr_asin(e, a, MPFR_RNDN); break;
+    case MD_ACOS: mpfr_acos(e, a, MPFR_RNDN); break;
+    case MD_SINH: mpfr_sinh(e, a, MPFR_RNDN); break;
+    case MD_COSH: mpfr_cosh(e, a, MPFR_RNDN); break;
+    case MD_TANH: mpfr_tanh(e, a, MPFR_RNDN); break;
+    case MD_CBRT: mpfr_cbrt(e, a, MPFR_RNDN); break;
+    case MD_ERF: mpfr_erf(e, a, MPFR_RNDN); break;
+    case MD_POW: mpfr_pow(e, a, b, MPFR_RNDN); break;
+    case MD_ATAN2: mpfr_atan2(e, a, b, MPFR_RNDN); break;
+    case MD_HYPOT: mpfr_hypot(e, a, b, MPFR_RNDN); break;
+    default: mpfr_set_nan(e); break;
+    }
+}

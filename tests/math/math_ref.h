@@ -1,6 +1,7 @@
 /*
  * math_ref.h - the correctly rounded float result of each function in
- * math_funcs.h, for exhaustive.c and test_math_mpfr.c.
+ * math_funcs.h, for exhaustive.c and test_math_mpfr.c; and MPFR's value
+ * of each double function, for test_math_mpfr.c and double_ulps.c.
  *
  * The value comes from glibc's double function (error at most a few
  * double ulps) rounded to float, unless that double lies within 2^20
@@ -25,5 +26,9 @@ void mref_init(mref_ctx *c);
 void mref_free(mref_ctx *c);
 /* The correctly rounded f(x) (f(x, y) for the two-argument ones). */
 float mref_eval(mref_ctx *c, int f, float x, float y, int force_mpfr);
+
+/* e = double function f (an MD_ number) of a (and b for the two-argument
+ * ones), rounded to nearest at e's precision. */
+void mref_exact_d(int f, mpfr_ptr e, mpfr_srcptr a, mpfr_srcptr b);
 
 #endif /* DUO_TESTS_MATH_REF_H */
