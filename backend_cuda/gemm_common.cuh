@@ -31,6 +31,7 @@
 #include <cuda_runtime.h>
 
 #include "backend.h"
+#include "gemm_order.h"
 
 namespace duo_cuda_gemm {
 
@@ -174,9 +175,11 @@ duo_status with_layout(duo_transpose ta, duo_transpose tb, bool vec, F &&f)
 /* ------------------------------------------------------------------ */
 /* Split-K (gemm_split.cu)                                             */
 
-/* Which products split, and where: a function of (m, n, k) alone, never
- * of the GPU or the tile shape (duo.h says the same). */
-static constexpr size_t kSplitMaxElems = (size_t)1 << 19; /* m * n      */
+/* Which products split, and where: the blocked order of gemm_order.h
+ * (duo_gemm_order_kblock), a function of (m, n, k) alone, never of the
+ * GPU or the tile shape; the parts are its k blocks.  f32: M N <= 2^19
+ * and at least 4 blocks of 384 (K > 1152), f64: M N <= 2^19 and K >
+ * 2048. */
 /* k per part of a split f64 product.  On an H200, against the unsplit
  * product (three alternating runs each): 64 x 8192 x 8192 237-239 ->
  * 213-218 us, 2048 x 64 x 4096 81-83 -> 50-53 us, 1000 x 70 x 9000
@@ -184,21 +187,20 @@ static constexpr size_t kSplitMaxElems = (size_t)1 << 19; /* m * n      */
  * 64 x 8192 218-222 -> 216-219 us.  On an H100 the same gains but for
  * the two that stream 512 MB of one operand: 64 x 8192 x 8192 236-239
  * -> 251-253 us, 8192 x 64 x 8192 236-246 -> 271-274 us. */
-static constexpr size_t kSplitKF64 = 2048;
+static constexpr size_t kSplitKF64 = DUO_GEMM_ORDER_KBLOCK_F64;
+static_assert(kSplitKF64 == 2048, "the parts timed above");
+static_assert(DUO_GEMM_KBLOCK_F32 == DUO_GEMM_ORDER_KBLOCK_F32,
+              "the CPU's f32 k block is the order's");
 
-/* k per part of a split product of T, and the fewest parts it splits
- * into (f32: 4 k blocks, K >= 1536 as duo.h says; f64: 2, K > 2048). */
+/* k per part of a split product of T (the order's k block). */
 template <typename T> static constexpr size_t kSplitK =
-    sizeof(T) == 4 ? DUO_GEMM_KBLOCK_F32 : kSplitKF64;
-template <typename T> static constexpr size_t kSplitMinParts =
-    sizeof(T) == 4 ? 4 : 2;
+    sizeof(T) == 4 ? DUO_GEMM_ORDER_KBLOCK_F32 : DUO_GEMM_ORDER_KBLOCK_F64;
 
 /* Parts to split into, 1: no split. */
 template <typename T> size_t splits_of(size_t m, size_t n, size_t k)
 {
-    const size_t parts = (k + kSplitK<T> - 1) / kSplitK<T>;
-    return m * n <= kSplitMaxElems && parts >= kSplitMinParts<T> ? parts
-                                                                  : 1;
+    const size_t kb = duo_gemm_order_kblock(sizeof(T), m, n, k);
+    return kb == 0 ? 1 : (k + kb - 1) / kb;
 }
 
 /* The product p in `splits` parts over k, with tile shape `shape` for
