@@ -5,24 +5,34 @@
  * call and chooses how to multiply; the files that multiply are listed
  * in gemm_common.cuh.
  *
- * Both multiply kernels (gemm_f32.cu, gemm_f64.cu, their common scheme
- * in gemm_tiles.cuh) give each block one tile of C.  Large tiles are
- * what make a GEMM compute bound: with 128 x 128 tiles (256 threads)
- * each element brought into shared memory feeds 128 multiply-adds.
- * Where C has too few such tiles to fill the GPU (64 at 1024^2 on 132
- * SMs) smaller tiles give more blocks: f32 128 x 64, 64 x 128, 64 x 64,
- * 32 x 64, 32 x 32; f64 64 x 64, 64 x 32, 32 x 32.  f32 also has
- * 128 x 256 for the largest products.
+ * The multiply kernels (gemm_f32.cu; for f64 gemm_f64_fma.cu, or
+ * gemm_f64.cu with DUO_GEMM_F64=tensor; their common scheme in
+ * gemm_tiles.cuh) give each block one tile of C.  Large tiles are what
+ * make a GEMM compute bound: with 128 x 128 tiles (256 threads) each
+ * element brought into shared memory feeds 128 multiply-adds.  Where C
+ * has too few such tiles to fill the GPU (64 at 1024^2 on 132 SMs)
+ * smaller tiles give more blocks: f32 128 x 64, 64 x 128, 64 x 64,
+ * 32 x 64, 32 x 32; f64 (DFMA) 128 x 64, 64 x 64, 64 x 32, 32 x 32;
+ * f64 (DMMA) 64 x 64, 64 x 32, 32 x 32.  f32 also has 128 x 256 for the
+ * largest products.
  * pick_shape times each shape with a model fitted to measurements (waves
- * of blocks per SM, speed by warps per SM) and takes the fastest
+ * of blocks per SM, speed by warps per SM; the DFMA kernel's constants
+ * are estimates still to be fitted) and takes the fastest
  * (DUO_GEMM_TILE forces one; preferred_shape_f32 breaks one tie).  No
  * shape splits k: each element of C is summed over k in the same order
  * with the same operations in every shape, so the choice changes the
  * speed and never the bits (see the kernels).  Products with a small C
- * and a long k are split along k, f32 in the k blocks of the CPU
- * backends' order, f64 in parts of 2048, a function of (m, n, k) only
- * (gemm_split.cu and duo.h).  Large f32 products with B stored
+ * and a long k are split along k, in the k blocks of the order of
+ * src/gemm_order.h (384 for f32, 2048 for f64), a function of (m, n, k)
+ * only (gemm_split.cu and duo.h).  Large f32 products with B stored
  * transposed multiply a transposed copy of B instead (gemm_pack.cu).
+ *
+ * f64 has two kernels.  The default (DUO_GEMM_F64 unset, empty or "fma")
+ * runs on the FP64 units, each element one fma chain in the order of
+ * gemm_order.h, split or not: the CPU backends' bits.  DUO_GEMM_F64=
+ * tensor runs the FP64 tensor cores (DMMA), about twice as fast on
+ * Hopper, whose sums never match the CPU's bits; other values are
+ * refused.
  *
  * k == 0 or alpha == 0 only scales C (A and B are not read); beta == 0
  * never reads C, so NaN in C does not propagate.
@@ -175,8 +185,48 @@ static duo_status forced_shape(const char *where, const ShapeInfo *shapes,
     }
     return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
                     "DUO_GEMM_TILE = \"%s\" is not a tile shape of this "
-                    "precision; expected one of %sor auto",
+                    "precision's kernel; expected one of %sor auto",
                     env, names);
+}
+
+/* DUO_GEMM_F64: unset, empty or "fma" multiplies f64 on the FP64 units
+ * (the CPU's order and bits), "tensor" on the FP64 tensor cores
+ * (*tensor).  Read on every call, like DUO_GEMM_TILE and DUO_GEMM_PACK;
+ * f32 ignores it, but a bad value is refused in both precisions, like
+ * theirs. */
+static duo_status f64_kernel(const char *where, bool *tensor)
+{
+    const char *env = getenv("DUO_GEMM_F64");
+    *tensor = false;
+    if (env == NULL || env[0] == '\0' || strcmp(env, "fma") == 0)
+        return DUO_SUCCESS;
+    if (strcmp(env, "tensor") == 0) {
+        *tensor = true;
+        return DUO_SUCCESS;
+    }
+    return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
+                    "DUO_GEMM_F64 = \"%s\"; expected fma (the FP64 units, "
+                    "the CPU's bits; the default) or tensor (the FP64 "
+                    "tensor cores)",
+                    env);
+}
+
+/* The shapes and launches of the kernel that multiplies T. */
+template <typename T> struct Kernel {
+    const ShapeSet *shapes;
+    LaunchIndex<T> launch;
+};
+
+static Kernel<float> kernel_of(const float *, bool)
+{
+    return {&kShapesF32, launch_index};
+}
+
+static Kernel<double> kernel_of(const double *, bool tensor)
+{
+    if (tensor)
+        return {&kShapesF64, launch_index};
+    return {&kShapesF64Fma, launch_index_fma};
 }
 
 /* ------------------------------------------------------------------ */
@@ -186,18 +236,20 @@ static duo_status forced_shape(const char *where, const ShapeInfo *shapes,
  * DUO_GEMM_PACK mode). */
 static duo_status gemm_unsplit(const char *where, int shape,
                                const GemmParams<float> &p, duo_transpose ta,
-                               duo_transpose tb, bool vec, int pack)
+                               duo_transpose tb, bool vec, int pack,
+                               LaunchIndex<float> launch)
 {
     if (pack_b(pack, p, tb))
         return gemm_packed_f32(where, shape, p, ta, vec);
-    return launch_index(shape, p, ta, tb, vec, 1);
+    return launch(shape, p, ta, tb, vec, 1);
 }
 
 static duo_status gemm_unsplit(const char *, int shape,
                                const GemmParams<double> &p, duo_transpose ta,
-                               duo_transpose tb, bool vec, int)
+                               duo_transpose tb, bool vec, int,
+                               LaunchIndex<double> launch)
 {
-    return launch_index(shape, p, ta, tb, vec, 1);
+    return launch(shape, p, ta, tb, vec, 1);
 }
 
 template <typename T>
@@ -207,7 +259,12 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
                        size_t ldc)
 {
     const bool f64 = sizeof(T) == 8;
-    const ShapeSet &set = f64 ? kShapesF64 : kShapesF32;
+    bool tensor;
+    const duo_status which = f64_kernel(where, &tensor);
+    if (which != DUO_SUCCESS)
+        return which;
+    const Kernel<T> kernel = kernel_of(a, tensor);
+    const ShapeSet &set = *kernel.shapes;
     const ShapeInfo *shapes = set.shapes;
     const TimeModel &model = set.model;
     const int count = set.count;
@@ -267,8 +324,9 @@ static duo_status gemm(const char *where, duo_transpose ta, duo_transpose tb,
     const bool vec = aligned16(a) && lda % vw == 0 && aligned16(b) &&
                      ldb % vw == 0;
     if (splits > 1)
-        return gemm_split(where, shape, p, ta, tb, vec, splits);
-    return gemm_unsplit(where, shape, p, ta, tb, vec, pack);
+        return gemm_split(where, shape, p, ta, tb, vec, splits,
+                          kernel.launch);
+    return gemm_unsplit(where, shape, p, ta, tb, vec, pack, kernel.launch);
 }
 
 duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,

@@ -7,11 +7,16 @@
  *                      backend_cpu/gemm.c): checks, C = beta * C, the
  *                      choice of tile shape, split or packed or neither
  *   gemm_f32.cu        the f32 tile kernel, its shapes and launches
- *   gemm_f64.cu        the f64 tile kernel, its shapes and launches
+ *   gemm_f64_fma.cu    the f64 tile kernel on the FP64 units (DFMA, the
+ *                      CPU's order and bits; the default), its shapes
+ *                      and launches
+ *   gemm_f64.cu        the f64 tile kernel on the FP64 tensor cores
+ *                      (DMMA; DUO_GEMM_F64=tensor), its shapes and
+ *                      launches
  *   gemm_split.cu      products split over k: the driver and the fold
  *   gemm_pack.cu       f32 products with B transposed once (packed)
  *   gemm_workspace.cu  the device memory that splitting and packing use
- *   gemm_tiles.cuh     device building blocks of both tile kernels
+ *   gemm_tiles.cuh     device building blocks of the tile kernels
  *
  * Only host code crosses between the files: each kernel is defined and
  * launched in one file, and everything it calls is force-inlined into
@@ -31,6 +36,7 @@
 #include <cuda_runtime.h>
 
 #include "backend.h"
+#include "gemm_order.h"
 
 namespace duo_cuda_gemm {
 
@@ -112,7 +118,8 @@ int resident_blocks(void (*kernel)(P), int threads, int smem)
 }
 
 /* ------------------------------------------------------------------ */
-/* Tile shapes (gemm_f32.cu, gemm_f64.cu), chosen in gemm.cu           */
+/* Tile shapes (gemm_f32.cu, gemm_f64_fma.cu, gemm_f64.cu), chosen in   */
+/* gemm.cu                                                             */
 
 /* What the host knows of a shape: its name (as DUO_GEMM_TILE spells it),
  * tile and warps, how many blocks share an SM, and its speed.  Speed:
@@ -140,18 +147,29 @@ struct ShapeSet {
     TimeModel model;
 };
 
-extern const ShapeSet kShapesF32, kShapesF64;
+/* f32; f64 by DFMA (the default) and by DMMA (DUO_GEMM_F64=tensor). */
+extern const ShapeSet kShapesF32, kShapesF64Fma, kShapesF64;
 extern const int kShapeF32Tall; /* 64 x 128 in kShapesF32 */
 
 /* Shape `shape` of the set, on the product p, transposes ta and tb,
  * `vec`: A and B allow 16-byte copies; `splits` block rows (split-K,
- * p.split_k > 0) or 1. */
+ * p.split_k > 0) or 1: launch_index for kShapesF32 and kShapesF64,
+ * launch_index_fma for kShapesF64Fma. */
 duo_status launch_index(int shape, const GemmParams<float> &p,
                         duo_transpose ta, duo_transpose tb, bool vec,
                         unsigned splits);
 duo_status launch_index(int shape, const GemmParams<double> &p,
                         duo_transpose ta, duo_transpose tb, bool vec,
                         unsigned splits);
+duo_status launch_index_fma(int shape, const GemmParams<double> &p,
+                            duo_transpose ta, duo_transpose tb, bool vec,
+                            unsigned splits);
+
+/* One of those: the kernel family that multiplies a product of T. */
+template <typename T>
+using LaunchIndex = duo_status (*)(int shape, const GemmParams<T> &p,
+                                   duo_transpose ta, duo_transpose tb,
+                                   bool vec, unsigned splits);
 
 /* f(TA, TB, VEC), the run-time transposes and alignment passed as
  * std::bool_constant: each kernel has an instance for each of the 8
@@ -174,9 +192,11 @@ duo_status with_layout(duo_transpose ta, duo_transpose tb, bool vec, F &&f)
 /* ------------------------------------------------------------------ */
 /* Split-K (gemm_split.cu)                                             */
 
-/* Which products split, and where: a function of (m, n, k) alone, never
- * of the GPU or the tile shape (duo.h says the same). */
-static constexpr size_t kSplitMaxElems = (size_t)1 << 19; /* m * n      */
+/* Which products split, and where: the blocked order of gemm_order.h
+ * (duo_gemm_order_kblock), a function of (m, n, k) alone, never of the
+ * GPU, the tile shape or the f64 kernel; the parts are its k blocks.
+ * f32: M N <= 2^19 and at least 4 blocks of 384 (K > 1152), f64: M N <=
+ * 2^19 and K > 2048. */
 /* k per part of a split f64 product.  On an H200, against the unsplit
  * product (three alternating runs each): 64 x 8192 x 8192 237-239 ->
  * 213-218 us, 2048 x 64 x 4096 81-83 -> 50-53 us, 1000 x 70 x 9000
@@ -184,29 +204,28 @@ static constexpr size_t kSplitMaxElems = (size_t)1 << 19; /* m * n      */
  * 64 x 8192 218-222 -> 216-219 us.  On an H100 the same gains but for
  * the two that stream 512 MB of one operand: 64 x 8192 x 8192 236-239
  * -> 251-253 us, 8192 x 64 x 8192 236-246 -> 271-274 us. */
-static constexpr size_t kSplitKF64 = 2048;
+static constexpr size_t kSplitKF64 = DUO_GEMM_ORDER_KBLOCK_F64;
+static_assert(kSplitKF64 == 2048, "the parts timed above");
+static_assert(DUO_GEMM_KBLOCK_F32 == DUO_GEMM_ORDER_KBLOCK_F32,
+              "the CPU's f32 k block is the order's");
 
-/* k per part of a split product of T, and the fewest parts it splits
- * into (f32: 4 k blocks, K >= 1536 as duo.h says; f64: 2, K > 2048). */
+/* k per part of a split product of T (the order's k block). */
 template <typename T> static constexpr size_t kSplitK =
-    sizeof(T) == 4 ? DUO_GEMM_KBLOCK_F32 : kSplitKF64;
-template <typename T> static constexpr size_t kSplitMinParts =
-    sizeof(T) == 4 ? 4 : 2;
+    sizeof(T) == 4 ? DUO_GEMM_ORDER_KBLOCK_F32 : DUO_GEMM_ORDER_KBLOCK_F64;
 
 /* Parts to split into, 1: no split. */
 template <typename T> size_t splits_of(size_t m, size_t n, size_t k)
 {
-    const size_t parts = (k + kSplitK<T> - 1) / kSplitK<T>;
-    return m * n <= kSplitMaxElems && parts >= kSplitMinParts<T> ? parts
-                                                                  : 1;
+    const size_t kb = duo_gemm_order_kblock(sizeof(T), m, n, k);
+    return kb == 0 ? 1 : (k + kb - 1) / kb;
 }
 
-/* The product p in `splits` parts over k, with tile shape `shape` for
- * each (float and double). */
+/* The product p in `splits` parts over k, with tile shape `shape` of the
+ * kernel family `launch` for each (float and double). */
 template <typename T>
 duo_status gemm_split(const char *where, int shape, const GemmParams<T> &p,
                       duo_transpose ta, duo_transpose tb, bool vec,
-                      size_t splits);
+                      size_t splits, LaunchIndex<T> launch);
 
 /* ------------------------------------------------------------------ */
 /* Packing B (gemm_pack.cu)                                            */

@@ -1,8 +1,12 @@
 /*
- * gemm_f64.cu - the f64 tile kernel of duo_gemm_f64, its block shapes
- * (with the speeds that gemm.cu's model times them by) and their
- * launches.  The tile scheme that both precisions share is described in
- * gemm_tiles.cuh; here is what is particular to f64.
+ * gemm_f64.cu - the f64 tile kernel of duo_gemm_f64 on the FP64 tensor
+ * cores, its block shapes (with the speeds that gemm.cu's model times
+ * them by) and their launches: the kernel that DUO_GEMM_F64=tensor
+ * chooses.  The default f64 kernel is gemm_f64_fma.cu (DFMA), which sums
+ * in the CPU backends' order; this one does not (see below), so its
+ * results differ from the CPU's in the last bits, but it is about twice
+ * as fast on Hopper.  The tile scheme that the kernels share is
+ * described in gemm_tiles.cuh; here is what is particular to this one.
  *
  * FP64 tensor cores (DMMA), whose products and sums are IEEE double (not
  * a reduced precision), at twice the rate of DFMA on Hopper.  mma.sync
@@ -206,9 +210,10 @@ static __device__ __forceinline__ void store_c2(double *c, double v0,
  * instruction over k = 0..7, 8..15, ... in order, with the element in the
  * same place of the 16 x 8 mma tile (block and warp tiles start at
  * multiples of 16 rows and 8 columns), then alpha * acc and fma(beta, C,
- * alpha * acc); split over k (see Split-K), each k part so from zero,
+ * alpha * acc); split over k (gemm_split.cu), each k part so from zero,
  * the parts then added to C in order.  So the shape changes the speed,
- * never the bits. */
+ * never the bits; but an mma's sum of 8 products is not the CPU's chain
+ * of 8 fmas, so the bits are not the CPU backends'. */
 template <class CFG, bool TA, bool TB, bool VEC>
 static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     gemm_f64_kernel(const GemmParams<double> p)

@@ -2,25 +2,26 @@
  * gemm_split.cu - products split over k (split-K), for f32 and f64: the
  * driver that multiplies the parts into the workspace and the kernel
  * that folds them into C.  Which products split, and where, is the rule
- * in gemm_common.cuh (splits_of); gemm.cu decides, and the tile kernels
- * (gemm_f32.cu, gemm_f64.cu) multiply one part per block row.
+ * in gemm_common.cuh (splits_of, from src/gemm_order.h); gemm.cu
+ * decides, and the tile kernels (gemm_f32.cu; gemm_f64_fma.cu, or
+ * gemm_f64.cu with DUO_GEMM_F64=tensor) multiply one part per block row.
  *
  * Where C has few elements and k is long, the tiles of C alone leave
  * most of the GPU idle (8192 x 64 x 8192: 64 tiles of 128 x 64 for 132
  * SMs).  The product is then cut along k into parts, each a product of
  * its own from zero, alpha * acc rounded (P_j), added to C one after the
  * other in k order: C = fma(beta, C, P_0) (or P_0 when beta is 0), then
- * C = C + P_j.  f32 cuts at the k blocks of the order duo.h calls
- * blocked, DUO_GEMM_KBLOCK_F32, each part an fma chain: that is the CPU
- * backends' order for any k, so split f32 products are bit-identical on
- * CPU and CUDA.  f64 (whose tensor-core sums never match the CPU's bits)
- * cuts at kSplitKF64, fewer and longer parts: 64 x 8192 x 8192 would
- * otherwise write and read 32 parts of C.  The split is a function of
- * (m, n, k) alone, never of the GPU or the tile shape: splits_of() and
- * duo.h say the same.  The block rows of one launch write P_j to a
- * workspace and a second kernel folds them into C in order; a product
- * with more parts than the workspace holds goes in groups, each folded
- * onto C.
+ * C = C + P_j.  The parts are the k blocks of the order duo.h calls
+ * blocked (gemm_order.h): 384 for f32, 2048 for f64 (fewer and longer
+ * parts: 64 x 8192 x 8192 would otherwise write and read 32 parts of C).
+ * With each part one fma chain, as the f32 kernel and the default f64
+ * kernel (DFMA) sum it, that is the CPU backends' order, so split
+ * products are bit-identical on CPU and CUDA; the f64 tensor-core
+ * kernel's parts are split the same way but summed its own way.  The
+ * split is a function of (m, n, k) alone, never of the GPU or the tile
+ * shape.  The block rows of one launch write P_j to a workspace and a
+ * second kernel folds them into C in order; a product with more parts
+ * than the workspace holds goes in groups, each folded onto C.
  */
 #include <cstddef>
 
@@ -127,11 +128,13 @@ static __global__ void gemm_fold(size_t m, size_t n, const T *w, int parts,
     }
 }
 
-/* p: the whole product, shape chosen for its parts; `splits` parts. */
+/* p: the whole product, shape (of the kernel family `launch`) chosen for
+ * its parts; `splits` parts. */
 template <typename T>
 duo_status duo_cuda_gemm::gemm_split(const char *where, int shape,
                                      const GemmParams<T> &p, duo_transpose ta,
-                                     duo_transpose tb, bool vec, size_t splits)
+                                     duo_transpose tb, bool vec, size_t splits,
+                                     LaunchIndex<T> launch)
 {
     const size_t kb = kSplitK<T>;
     const size_t mn = (size_t)p.m * (size_t)p.n;
@@ -158,7 +161,7 @@ duo_status duo_cuda_gemm::gemm_split(const char *where, int shape,
         q.ldc = (size_t)p.n;
         q.beta = T(0); /* P_j = alpha * acc; C is read by the fold */
         q.vec_c = p.n % (16 / sizeof(T)) == 0;
-        st = launch_index(shape, q, ta, tb, vec, (unsigned)parts);
+        st = launch(shape, q, ta, tb, vec, (unsigned)parts);
         if (st != DUO_SUCCESS)
             break;
         const bool quads = sizeof(T) == 4 && p.n % 4 == 0 && p.vec_c;
@@ -179,7 +182,7 @@ duo_status duo_cuda_gemm::gemm_split(const char *where, int shape,
 
 template duo_status duo_cuda_gemm::gemm_split<float>(
     const char *, int, const GemmParams<float> &, duo_transpose,
-    duo_transpose, bool, size_t);
+    duo_transpose, bool, size_t, LaunchIndex<float>);
 template duo_status duo_cuda_gemm::gemm_split<double>(
     const char *, int, const GemmParams<double> &, duo_transpose,
-    duo_transpose, bool, size_t);
+    duo_transpose, bool, size_t, LaunchIndex<double>);

@@ -7,18 +7,20 @@
 #  1. builds build/cuda (make cuda: sm_90 code) and build/serial;
 #  2. test_gemm and the gemm ctest suites of the cuda build;
 #  3. duo-gemm dumps on serial and cuda compared by duo-compare, f32 and
-#     f64, K below and above the CPU's k block, beta 0 and not, f32
-#     products that CUDA splits over k (small C, long k) and f32 products
-#     with B packed (DUO_GEMM_PACK=1): which results are bit-identical
-#     (max_ulp 0) and which are not;
+#     f64, K below and above the CPU's k block, beta 0 and not, products
+#     that CUDA splits over k (small C, long k), f32 products with B
+#     packed (DUO_GEMM_PACK=1) and f64 on the tensor cores
+#     (DUO_GEMM_F64=tensor): which results are bit-identical (max_ulp 0)
+#     and which are not;
 #  4. compute-sanitizer memcheck on test_gemm (every tile shape, all
 #     transposes, edges);
 #  5. duo-bench --only gemm (every row, the automatic tile choice);
 #  6. racecheck on a small duo-gemm run per tile shape, on split products
 #     (f32 and f64) and with B packed;
 #  7. the bench rows up to 4096^3 once per forced tile shape
-#     (DUO_GEMM_TILE), to see whether the automatic choice picks the
-#     fastest (the data pick_shape's constants are fitted to).
+#     (DUO_GEMM_TILE; f64 per kernel, DUO_GEMM_F64=fma and tensor), to
+#     see whether the automatic choice picks the fastest (the data
+#     pick_shape's constants are fitted to).
 # Logs and reports go to OUTDIR; a short table is printed at the end.
 # Exit status: 1 if a test, check or sanitizer run failed.
 set -uo pipefail
@@ -76,9 +78,11 @@ bits "513 257 129 --seed 7" "make compare's row, beta 0"
 bits "513 257 129 --seed 7 --beta 0.75 --alpha 1.5" "f32 K <= 384, beta != 0"
 bits "300 200 384 --seed 3 --ta" "f32 K = one CPU k block"
 bits "300 200 1000 --seed 3" "f32 K > 384: CPU adds k blocks to C (expect differ)"
-bits "513 257 129 --seed 7 --type f64" "f64 K <= 256: DMMA vs CPU fma chain"
-bits "300 200 256 --seed 3 --type f64 --tb --beta -0.5" "f64 K = 256, beta != 0"
-bits "300 200 1000 --seed 3 --type f64" "f64 K > 256 (expect differ)"
+bits "513 257 129 --seed 7 --type f64" "f64, beta 0"
+bits "300 200 256 --seed 3 --type f64 --tb --beta -0.5" "f64 beta != 0"
+bits "300 200 1000 --seed 3 --type f64 --ta --tb" "f64 TT, K not a multiple of 16"
+bits "67 45 2100 --seed 3 --type f64 --beta 0.5" "f64 split over k: 2048 + 52, beta"
+DUO_GEMM_F64=tensor bits "300 200 1000 --seed 3 --type f64" "f64 tensor cores (expect differ)"
 bits "2048 64 4096 --seed 5" "f32 split over k on CUDA: CPU's k blocks"
 bits "64 2048 3000 --seed 5 --ta --beta 0.5" "f32 split, last k block partial, beta"
 bits "8192 64 8192 --seed 5 --tb" "f32 split, the bench's tall-skinny row"
@@ -100,12 +104,17 @@ DUO_GEMM_TILE=auto step racecheck_f32_split 120 compute-sanitizer --tool raceche
     --error-exitcode 9 build/cuda/bin/duo-gemm 67 45 1700 --tb --reps 1 --check
 DUO_GEMM_PACK=1 step racecheck_f32_packed 120 compute-sanitizer --tool racecheck \
     --error-exitcode 9 build/cuda/bin/duo-gemm 131 70 45 --tb --reps 1 --check
-for t in 128x128 64x64 64x32 32x32; do
+for t in 128x128 128x64 64x64 64x32 32x32; do
     DUO_GEMM_TILE=$t step "racecheck_f64_$t" 120 compute-sanitizer --tool racecheck \
         --error-exitcode 9 build/cuda/bin/duo-gemm 131 70 45 --tb --type f64 --reps 1 --check
 done
 DUO_GEMM_TILE=auto step racecheck_f64_split 120 compute-sanitizer --tool racecheck \
     --error-exitcode 9 build/cuda/bin/duo-gemm 67 45 2100 --tb --type f64 --reps 1 --check
+for t in 128x128 64x64 64x32 32x32; do
+    DUO_GEMM_F64=tensor DUO_GEMM_TILE=$t step "racecheck_f64t_$t" 120 compute-sanitizer \
+        --tool racecheck --error-exitcode 9 build/cuda/bin/duo-gemm 131 70 45 --tb --type f64 \
+        --reps 1 --check
+done
 
 # 7. Sizes up to 4096^3 per forced tile shape.
 mid="256x256x256,512x512x512,1000x1000x1000,1023x1023x1023,1024x1024x1024"
@@ -116,9 +125,13 @@ for t in 128x256 128x128 128x64 64x128 64x64 32x64 32x32; do
     DUO_GEMM_TILE=$t DUO_BENCH_GEMM_SHAPES="f32:$mid" \
         step "tile_f32_$t" 240 build/cuda/bin/duo-bench --only gemm --out "$out/f32_$t"
 done
-for t in 128x128 64x64 64x32 32x32; do
-    DUO_GEMM_TILE=$t DUO_BENCH_GEMM_SHAPES="f64:$mid" \
+for t in 128x128 128x64 64x64 64x32 32x32; do
+    DUO_GEMM_F64=fma DUO_GEMM_TILE=$t DUO_BENCH_GEMM_SHAPES="f64:$mid" \
         step "tile_f64_$t" 240 build/cuda/bin/duo-bench --only gemm --out "$out/f64_$t"
+done
+for t in 128x128 64x64 64x32 32x32; do
+    DUO_GEMM_F64=tensor DUO_GEMM_TILE=$t DUO_BENCH_GEMM_SHAPES="f64:$mid" \
+        step "tile_f64t_$t" 240 build/cuda/bin/duo-bench --only gemm --out "$out/f64t_$t"
 done
 
 # Final tables.
@@ -132,16 +145,20 @@ done
     python3 - "$out" <<'EOF'
 import csv, os, sys
 out = sys.argv[1]
-for prec, tiles in (("f32", ["auto", "128x256", "128x128", "128x64", "64x128", "64x64", "32x64", "32x32"]),
-                    ("f64", ["auto", "128x128", "64x64", "64x32", "32x32"])):
+# (label, directory prefix, shapes, tensor-core rows or not)
+for prec, pre, tiles, tensor in (
+        ("f32", "f32", ["auto", "128x256", "128x128", "128x64", "64x128", "64x64", "32x64", "32x32"], False),
+        ("f64", "f64", ["auto", "128x128", "128x64", "64x64", "64x32", "32x32"], False),
+        ("f64 tensor", "f64t", ["auto", "128x128", "64x64", "64x32", "32x32"], True)):
     table, order = {}, []
     for t in tiles:
-        path = os.path.join(out, "auto" if t == "auto" else f"{prec}_{t}",
+        path = os.path.join(out, "auto" if t == "auto" else f"{pre}_{t}",
                             "bench-cuda.csv")
         if not os.path.exists(path):
             continue
         for r in csv.DictReader(open(path)):
-            if r["group"] != "gemm" or not r["what"].startswith(prec):
+            if (r["group"] != "gemm" or not r["what"].startswith(prec[:3])
+                    or r["what"].endswith(" tensor") != tensor):
                 continue
             key = f"{r['what']} {r['size']}"
             if key not in order:

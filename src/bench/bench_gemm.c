@@ -1,11 +1,16 @@
 /*
  * bench_gemm.c - the gemm group: duo_gemm_f32/f64 against cuBLAS
  * (pedantic fp32) or OpenBLAS, square, odd and tall-skinny shapes and
- * the transposes.
+ * the transposes.  On the GPU each f64 shape is timed twice, both
+ * against cuBLAS DGEMM: duo's default kernel (the FP64 units, the CPU's
+ * bits), and, in the row "f64 NN tensor" (NT, ...), DUO_GEMM_F64=tensor
+ * (the FP64 tensor cores); DUO_GEMM_F64 set beforehand times only the
+ * kernel it names.
  *
  * DUO_BENCH_GEMM_SHAPES="[f32:|f64:]MxNxK[NT],..." limits the group to
  * those shapes (both precisions or the one named), for tuning.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +140,9 @@ static void check_gemm(const gemm_ctx *c, uint64_t seed_a, uint64_t seed_b,
                  GEMM_SAMPLES, worst_duo);
 }
 
-static void bench_gemm_one(bench *b, int f64, gemm_shape s)
+/* One row: s in f32 or f64, `suffix` appended to the row's name. */
+static void bench_gemm_one(bench *b, int f64, gemm_shape s,
+                           const char *suffix)
 {
     const size_t elem = f64 ? sizeof(double) : sizeof(float);
     gemm_ctx ctx;
@@ -149,8 +156,9 @@ static void bench_gemm_one(bench *b, int f64, gemm_shape s)
     const int has_ys = b->ys.gemm != NULL;
 
     char what[32], size[32];
-    snprintf(what, sizeof what, "%s %c%c", f64 ? "f64" : "f32",
-             s.ta == DUO_TRANS ? 'T' : 'N', s.tb == DUO_TRANS ? 'T' : 'N');
+    snprintf(what, sizeof what, "%s %c%c%s", f64 ? "f64" : "f32",
+             s.ta == DUO_TRANS ? 'T' : 'N', s.tb == DUO_TRANS ? 'T' : 'N',
+             suffix);
     snprintf(size, sizeof size, "%zux%zux%zu", s.m, s.n, s.k);
     row *r = bench_new_row(b, what, size);
     r->region = "compute";
@@ -195,6 +203,26 @@ static void bench_gemm_one(bench *b, int f64, gemm_shape s)
     DUO_CHECK(duo_free(bm));
     DUO_CHECK(duo_free(ctx.c_duo));
     DUO_CHECK(duo_free(ctx.c_ys));
+}
+
+/* The row of s.  On the GPU an f64 shape has two when DUO_GEMM_F64 is
+ * unset: duo's default kernel, then "f64 NN tensor" (NT, ...) with
+ * DUO_GEMM_F64=tensor (unset again after it).  When it is set, only that
+ * kernel's row. */
+static void bench_gemm_row(bench *b, int f64, gemm_shape s)
+{
+    const char *env = getenv("DUO_GEMM_F64");
+    const int chosen = env != NULL && env[0] != '\0';
+    if (!f64 || !b->gpu || chosen) {
+        const int tensor = f64 && b->gpu && chosen &&
+                           strcmp(env, "tensor") == 0;
+        bench_gemm_one(b, f64, s, tensor ? " tensor" : "");
+        return;
+    }
+    bench_gemm_one(b, f64, s, "");
+    setenv("DUO_GEMM_F64", "tensor", 1);
+    bench_gemm_one(b, f64, s, " tensor");
+    unsetenv("DUO_GEMM_F64");
 }
 
 static gemm_shape shape(size_t m, size_t n, size_t k, duo_transpose ta,
@@ -247,7 +275,7 @@ static int bench_gemm_env_shapes(bench *b)
                         "\"%s\"\n", PROG, p);
                 exit(2);
             }
-            bench_gemm_one(b, f64,
+            bench_gemm_row(b, f64,
                            shape(m, n, k, t[0] == 'T' ? DUO_TRANS : DUO_NO_TRANS,
                                  t[1] == 'T' ? DUO_TRANS : DUO_NO_TRANS));
         }
@@ -268,29 +296,29 @@ static void bench_gemm(bench *b)
     for (int f64 = 0; f64 <= 1; ++f64) {
         if (b->quick) {
             if (!f64) {
-                bench_gemm_one(b, 0, shape(256, 256, 256, N, N));
-                bench_gemm_one(b, 0, shape(513, 257, 129, N, N));
+                bench_gemm_row(b, 0, shape(256, 256, 256, N, N));
+                bench_gemm_row(b, 0, shape(513, 257, 129, N, N));
             }
-            bench_gemm_one(b, f64, shape(big, big, big, N, N));
+            bench_gemm_row(b, f64, shape(big, big, big, N, N));
             continue;
         }
         for (size_t n = 64; n <= max_square; n *= 2)
-            bench_gemm_one(b, f64, shape(n, n, n, N, N));
-        bench_gemm_one(b, f64, shape(1000, 1000, 1000, N, N));
-        bench_gemm_one(b, f64, shape(1023, 1023, 1023, N, N));
-        bench_gemm_one(b, f64, shape(513, 257, 129, N, N));
+            bench_gemm_row(b, f64, shape(n, n, n, N, N));
+        bench_gemm_row(b, f64, shape(1000, 1000, 1000, N, N));
+        bench_gemm_row(b, f64, shape(1023, 1023, 1023, N, N));
+        bench_gemm_row(b, f64, shape(513, 257, 129, N, N));
         if (b->gpu) {
-            bench_gemm_one(b, f64, shape(4096, 4096, 64, N, N));
+            bench_gemm_row(b, f64, shape(4096, 4096, 64, N, N));
             /* tall and skinny: C with 64 columns or 64 rows */
-            bench_gemm_one(b, f64, shape(8192, 64, 8192, N, N));
-            bench_gemm_one(b, f64, shape(64, 8192, 8192, N, N));
-            bench_gemm_one(b, f64, shape(1023, 1023, 1023, N, T));
-            bench_gemm_one(b, f64, shape(1023, 1023, 1023, T, N));
+            bench_gemm_row(b, f64, shape(8192, 64, 8192, N, N));
+            bench_gemm_row(b, f64, shape(64, 8192, 8192, N, N));
+            bench_gemm_row(b, f64, shape(1023, 1023, 1023, N, T));
+            bench_gemm_row(b, f64, shape(1023, 1023, 1023, T, N));
         } else {
-            bench_gemm_one(b, f64, shape(2048, 2048, 64, N, N));
+            bench_gemm_row(b, f64, shape(2048, 2048, 64, N, N));
         }
-        bench_gemm_one(b, f64, shape(big, big, big, N, T));
-        bench_gemm_one(b, f64, shape(big, big, big, T, N));
+        bench_gemm_row(b, f64, shape(big, big, big, N, T));
+        bench_gemm_row(b, f64, shape(big, big, big, T, N));
     }
     bench_settle(b->ys.settle_seconds); /* before the next group */
 }
@@ -299,7 +327,10 @@ static void write_gemm_method(const bench *b, FILE *f)
 {
     if (b->gpu)
         fprintf(f, "- gemm: cuBLAS in CUBLAS_PEDANTIC_MATH (strict fp32, no "
-                "TF32), row-major via C^T = op(B)^T op(A)^T.\n");
+                "TF32), row-major via C^T = op(B)^T op(A)^T.  f64 rows: "
+                "duo's default kernel (FP64 units, the CPU's bits); rows "
+                "marked tensor: DUO_GEMM_F64=tensor (FP64 tensor "
+                "cores).\n");
     else
         fprintf(f, "- gemm: OpenBLAS cblas_?gemm (CblasRowMajor) with duo's "
                 "thread count, when found.  With more than one thread "
