@@ -2,24 +2,30 @@
  * sort.cu (CUDA) - duo_sort: CUB's DeviceRadixSort, in the key order of
  * src/sort_keys.h.
  *
- * Integer keys go to CUB as they are: its radix passes flip the sign bit
- * of signed keys and, in its Descending forms, every bit -- the map of
+ * CUB sorts every key type in that order, with one exception: it ranks
+ * -0 and +0 as equal (keeping their input order), where duo puts every
+ * -0 below every +0.  Its radix passes flip the sign bit of signed keys,
+ * flip every bit of a negative float and the sign bit of a positive one,
+ * and in its Descending forms flip every bit again -- the map of
  * sort_keys.h, applied inside CUB's first and last passes -- and its LSD
- * sort is stable in both directions, so the output is the CPU's.  Float
- * keys are mapped into unsigned integers first (CUB would sort -0 and +0
- * as equal, keeping their input order), sorted ascending, and mapped
- * back on the way out.
+ * sort is stable in both directions.  So integer keys come out as the
+ * CPU's, and float keys do once the block of zeros in the middle of the
+ * output is put in order: see "Signed zeros" below.  (Mapping float keys
+ * to integers before the sort and back after, as the CPU does, costs two
+ * more passes over the keys: a quarter of the sort's time.)
  *
  * Out of place (no output is its input) CUB reads the inputs and writes
- * the outputs itself.  Otherwise (in place, a permutation, float keys)
- * the outputs are filled first and sorted against temporary buffers of
- * the same size; the result is copied (or mapped) back from wherever
- * CUB left it.  Temporary memory comes from duo_cuda_prim_alloc.
- * Sizes go to CUB as int where they fit (its 32-bit offsets are the
- * faster path).
+ * the outputs itself.  Otherwise (in place, a permutation) the outputs
+ * are filled first and sorted against temporary buffers of the same
+ * size; the result is copied back from wherever CUB left it.  Temporary
+ * memory comes from duo_cuda_prim_alloc.  Sizes go to CUB as int where
+ * they fit (its 32-bit offsets are the faster path).
  */
 #include <climits>
+#include <type_traits>
 
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cuda_check.h"
@@ -31,19 +37,6 @@ static unsigned blocks_for(size_t n)
 {
     const size_t b = (n + kThreads - 1) / kThreads;
     return (unsigned)(b < kMaxBlocks ? b : kMaxBlocks);
-}
-
-template <class K>
-__global__ void map_kernel(duo_key_kind kind, int descending, size_t n,
-                           const K *in, K *out, int inverse)
-{
-    const int bits = (int)sizeof(K) * 8;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        out[i] = (K)(inverse ? duo_sort_key_unmap(kind, bits, in[i],
-                                                  descending)
-                             : duo_sort_key_map(kind, bits, in[i],
-                                                descending));
 }
 
 __global__ void iota_kernel(size_t n, uint64_t *out)
@@ -158,20 +151,238 @@ static duo_status sort_buffers(const char *where, int descending, N n,
 }
 
 /* ------------------------------------------------------------------ */
+/* Signed zeros                                                        */
+/*
+ * After CUB, the zeros of float keys form one block [lo, hi) of the
+ * output, -0 and +0 in input order.  duo's order wants the zeros of one
+ * sign first (-0 ascending, +0 descending), each sign in input order: a
+ * stable partition of the block.  It runs on the device alone, so the
+ * host never waits (stream order and graph capture hold):
+ *   zero_find   one block finds lo and hi by a 1024-way search;
+ *   zero_count  kZeroChunks blocks count the first sign in their chunk;
+ *   zero_scan   one block turns the counts into offsets;
+ *   zero_stash  copies the block's values aside;
+ *   zero_place  moves each value to its place, stably, from the copy;
+ *   zero_keys   rewrites the keys: the first sign, then the other.
+ * The last three return at once where the block is empty or of one sign
+ * (random data, data whose zeros are all +0): then the whole costs four
+ * to six launches of a few microseconds. */
 
-/* K: the key type CUB sorts (the integer type itself, or the unsigned
- * type of a float's mapped bits); V: the values' (uint64_t for the
- * permutation).  values_out NULL: keys alone. */
-template <class K, class V, class N>
-static duo_status sort_typed(const char *where, duo_key_type type,
-                             int descending, N n, const K *keys_in,
-                             K *keys_out, const V *values_in, V *values_out,
-                             int permutation, cudaStream_t s)
+enum { kZeroChunks = 256, kZeroThreads = 256, kFindThreads = 1024 };
+
+namespace {
+struct ZeroRun {
+    size_t lo, hi; /* the zeros in the sorted keys */
+    size_t first;  /* how many of them have the sign that goes first */
+    size_t before[kZeroChunks]; /* per chunk: that sign in earlier ones */
+};
+
+template <class F> struct BitsOf;
+template <> struct BitsOf<float> { typedef uint32_t type; };
+template <> struct BitsOf<double> { typedef uint64_t type; };
+} // namespace
+
+/* The key CUB sorts by: the sort_keys.h map with -0 taken as +0. */
+template <class U>
+static __device__ uint64_t cub_rank(U key, int descending)
 {
-    const duo_key_kind kind = duo_sort_key_kind(type);
-    const int mapped = kind == DUO_KEY_KIND_FLOAT;
+    if ((U)(key << 1) == 0)
+        key = 0;
+    return duo_sort_key_map(DUO_KEY_KIND_FLOAT, (int)sizeof(U) * 8, key,
+                            descending);
+}
+
+/* The first index of keys[0, n) whose rank is >= zero (upper: > zero);
+ * the ranks ascend.  Every thread of the block gets it.  Each round
+ * samples blockDim.x evenly spaced keys and keeps the gap between the
+ * last one below and the first one not. */
+template <class U>
+static __device__ size_t rank_bound(const U *keys, size_t n, uint64_t zero,
+                                    bool upper, int descending)
+{
+    size_t l = 0, r = n; /* below l: rank below; from r: not */
+    while (r - l > blockDim.x) {
+        const size_t step = (r - l + blockDim.x - 1) / blockDim.x;
+        const size_t i = l + threadIdx.x * step;
+        int below = 0;
+        if (i < r) {
+            const uint64_t k = cub_rank(keys[i], descending);
+            below = upper ? k <= zero : k < zero;
+        }
+        const size_t c = (size_t)__syncthreads_count(below);
+        if (l + c * step < r)
+            r = l + c * step;
+        if (c > 0)
+            l += (c - 1) * step + 1;
+    }
+    const size_t i = l + threadIdx.x;
+    int below = 0;
+    if (i < r) {
+        const uint64_t k = cub_rank(keys[i], descending);
+        below = upper ? k <= zero : k < zero;
+    }
+    return l + (size_t)__syncthreads_count(below);
+}
+
+template <class U>
+__global__ void zero_find(const U *keys, size_t n, int descending,
+                          ZeroRun *z)
+{
+    const uint64_t zero = cub_rank<U>(0, descending);
+    const size_t lo = rank_bound(keys, n, zero, false, descending);
+    const size_t hi = rank_bound(keys, n, zero, true, descending);
+    if (threadIdx.x == 0) {
+        z->lo = lo;
+        z->hi = hi;
+    }
+}
+
+/* Chunk b of the run: [*from, *to). */
+static __device__ void zero_chunk(const ZeroRun *z, size_t *from,
+                                  size_t *to)
+{
+    const size_t len = z->hi - z->lo;
+    const size_t chunk = (len + kZeroChunks - 1) / kZeroChunks;
+    const size_t b = blockIdx.x;
+    *from = z->lo + (b * chunk < len ? b * chunk : len);
+    *to = z->lo + ((b + 1) * chunk < len ? (b + 1) * chunk : len);
+}
+
+/* Whether a zero key has the sign that goes first. */
+template <class U>
+static __device__ bool goes_first(U key, int descending)
+{
+    const bool negative = (key >> (sizeof(U) * 8 - 1)) != 0;
+    return negative != (descending != 0);
+}
+
+template <class U>
+__global__ void zero_count(const U *keys, int descending, ZeroRun *z)
+{
+    size_t from, to;
+    zero_chunk(z, &from, &to);
+    int mine = 0;
+    for (size_t i = from + threadIdx.x; i < to; i += blockDim.x)
+        mine += goes_first(keys[i], descending);
+    typedef cub::BlockReduce<int, kZeroThreads> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    const int total = Reduce(tmp).Sum(mine);
+    if (threadIdx.x == 0)
+        z->before[blockIdx.x] = (size_t)total;
+}
+
+__global__ void zero_scan(ZeroRun *z)
+{
+    typedef cub::BlockScan<size_t, kZeroChunks> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    size_t before, total;
+    Scan(tmp).ExclusiveSum(z->before[threadIdx.x], before, total);
+    z->before[threadIdx.x] = before;
+    if (threadIdx.x == 0)
+        z->first = total;
+}
+
+static __device__ bool zero_mixed(const ZeroRun *z)
+{
+    return z->first != 0 && z->first != z->hi - z->lo;
+}
+
+template <class V>
+__global__ void zero_stash(const V *values, const ZeroRun *z, V *stash)
+{
+    if (!zero_mixed(z))
+        return;
+    size_t from, to;
+    zero_chunk(z, &from, &to);
+    for (size_t i = from + threadIdx.x; i < to; i += blockDim.x)
+        stash[i - z->lo] = values[i];
+}
+
+template <class U, class V>
+__global__ void zero_place(const U *keys, int descending, const ZeroRun *z,
+                           const V *stash, V *values)
+{
+    if (!zero_mixed(z))
+        return;
+    size_t from, to;
+    zero_chunk(z, &from, &to);
+    typedef cub::BlockScan<int, kZeroThreads> Scan;
+    __shared__ typename Scan::TempStorage tmp;
+    size_t firsts = z->before[blockIdx.x]; /* first-sign zeros before */
+    for (size_t base = from; base < to; base += blockDim.x) {
+        const size_t i = base + threadIdx.x;
+        const int flag = i < to && goes_first(keys[i], descending);
+        int rank, tile;
+        Scan(tmp).ExclusiveSum(flag, rank, tile);
+        __syncthreads(); /* tmp is used again next round */
+        if (i < to) {
+            const size_t f = firsts + (size_t)rank; /* before i */
+            const size_t at = flag ? z->lo + f
+                                   : z->lo + z->first + (i - z->lo - f);
+            values[at] = stash[i - z->lo];
+        }
+        firsts += (size_t)tile;
+    }
+}
+
+template <class U>
+__global__ void zero_keys(U *keys, int descending, const ZeroRun *z)
+{
+    if (!zero_mixed(z))
+        return;
+    const U sign = (U)1 << (sizeof(U) * 8 - 1);
+    const U first = descending ? 0 : sign;
+    size_t from, to;
+    zero_chunk(z, &from, &to);
+    for (size_t i = from + threadIdx.x; i < to; i += blockDim.x)
+        keys[i] = i - z->lo < z->first ? first : (U)(first ^ sign);
+}
+
+/* Put the zeros of the n sorted float keys (and their values, unless
+ * NULL) in duo's order. */
+template <class F, class V>
+static duo_status order_zeros(const char *where, int descending, size_t n,
+                              F *keys, V *values, cudaStream_t s)
+{
+    typedef typename BitsOf<F>::type U;
+    U *k = (U *)keys;
+    const size_t run_bytes = round_up(sizeof(ZeroRun));
+    const size_t stash_bytes = values != NULL ? n * sizeof(V) : 0;
+    char *tmp = NULL;
+    const duo_status status =
+        duo_cuda_prim_alloc((void **)&tmp, run_bytes + stash_bytes, s, where);
+    if (status != DUO_SUCCESS)
+        return status;
+    ZeroRun *z = (ZeroRun *)tmp;
+    V *stash = (V *)(tmp + run_bytes);
+    zero_find<U><<<1, kFindThreads, 0, s>>>(k, n, descending, z);
+    zero_count<U><<<kZeroChunks, kZeroThreads, 0, s>>>(k, descending, z);
+    zero_scan<<<1, kZeroChunks, 0, s>>>(z);
+    if (values != NULL) {
+        zero_stash<V><<<kZeroChunks, kZeroThreads, 0, s>>>(values, z, stash);
+        zero_place<U, V><<<kZeroChunks, kZeroThreads, 0, s>>>(
+            k, descending, z, stash, values);
+    }
+    zero_keys<U><<<kZeroChunks, kZeroThreads, 0, s>>>(k, descending, z);
+    const cudaError_t err = cudaGetLastError();
+    const cudaError_t freed = cudaFreeAsync(tmp, s);
+    DUO_CUDA_TRY(err, where);
+    DUO_CUDA_TRY(freed, where);
+    return DUO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* K: the key type (float and double as they are); V: the values'
+ * (uint64_t for the permutation).  values_out NULL: keys alone. */
+template <class K, class V, class N>
+static duo_status sort_unordered_zeros(const char *where, int descending,
+                                       N n, const K *keys_in, K *keys_out,
+                                       const V *values_in, V *values_out,
+                                       int permutation, cudaStream_t s)
+{
     const int has_values = values_out != NULL;
-    if (!mapped && !permutation && keys_in != keys_out &&
+    if (!permutation && keys_in != keys_out &&
         (!has_values || values_in != values_out))
         return sort_out_of_place<K, V, N>(where, descending, n, keys_in,
                                           keys_out,
@@ -180,15 +391,10 @@ static duo_status sort_typed(const char *where, duo_key_type type,
 
     const size_t count = (size_t)n;
     const unsigned grid = blocks_for(count);
-    if (mapped) {
-        map_kernel<K><<<grid, kThreads, 0, s>>>(kind, descending, count,
-                                                keys_in, keys_out, 0);
-        DUO_CUDA_TRY(cudaGetLastError(), where);
-    } else if (keys_in != keys_out) {
+    if (keys_in != keys_out)
         DUO_CUDA_TRY(cudaMemcpyAsync(keys_out, keys_in, count * sizeof(K),
                                      cudaMemcpyDeviceToDevice, s),
                      where);
-    }
     if (permutation) {
         iota_kernel<<<grid, kThreads, 0, s>>>(count, (uint64_t *)values_out);
         DUO_CUDA_TRY(cudaGetLastError(), where);
@@ -200,21 +406,15 @@ static duo_status sort_typed(const char *where, duo_key_type type,
     K *sorted_k = NULL;
     V *sorted_v = NULL;
     void *block = NULL;
-    /* Mapped keys already carry the descending order. */
     const duo_status status = sort_buffers<K, V, N>(
-        where, mapped ? 0 : descending, n, keys_out,
-        has_values ? values_out : NULL, s, &sorted_k, &sorted_v, &block);
+        where, descending, n, keys_out, has_values ? values_out : NULL, s,
+        &sorted_k, &sorted_v, &block);
     if (status != DUO_SUCCESS)
         return status;
     cudaError_t err = cudaSuccess;
-    if (mapped) {
-        map_kernel<K><<<grid, kThreads, 0, s>>>(kind, descending, count,
-                                                sorted_k, keys_out, 1);
-        err = cudaGetLastError();
-    } else if (sorted_k != keys_out) {
+    if (sorted_k != keys_out)
         err = cudaMemcpyAsync(keys_out, sorted_k, count * sizeof(K),
                               cudaMemcpyDeviceToDevice, s);
-    }
     if (err == cudaSuccess && has_values && sorted_v != values_out)
         err = cudaMemcpyAsync(values_out, sorted_v, count * sizeof(V),
                               cudaMemcpyDeviceToDevice, s);
@@ -224,10 +424,25 @@ static duo_status sort_typed(const char *where, duo_key_type type,
     return DUO_SUCCESS;
 }
 
+template <class K, class V, class N>
+static duo_status sort_typed(const char *where, int descending, N n,
+                             const K *keys_in, K *keys_out,
+                             const V *values_in, V *values_out,
+                             int permutation, cudaStream_t s)
+{
+    const duo_status status = sort_unordered_zeros<K, V, N>(
+        where, descending, n, keys_in, keys_out, values_in, values_out,
+        permutation, s);
+    if constexpr (std::is_floating_point<K>::value)
+        if (status == DUO_SUCCESS && n != 0)
+            return order_zeros(where, descending, (size_t)n, keys_out,
+                               values_out, s);
+    return status;
+}
+
 template <class K>
-static duo_status sort_keyed(const char *where, duo_key_type type,
-                             int descending, size_t n, const void *keys_in,
-                             void *keys_out, const void *values_in,
+static duo_status sort_keyed(const char *where, int descending, size_t n,
+                             const void *keys_in, void *keys_out, const void *values_in,
                              void *values_out, size_t value_size,
                              int permutation, cudaStream_t s)
 {
@@ -235,10 +450,10 @@ static duo_status sort_keyed(const char *where, duo_key_type type,
     K *kout = (K *)keys_out;
 #define DUO_SORT_SIZED_(V, vin, vout)                                        \
     (n <= (size_t)INT_MAX                                                    \
-         ? sort_typed<K, V, int>(where, type, descending, (int)n, kin, kout, \
+         ? sort_typed<K, V, int>(where, descending, (int)n, kin, kout,       \
                                  vin, vout, permutation, s)                  \
-         : sort_typed<K, V, size_t>(where, type, descending, n, kin, kout,   \
-                                    vin, vout, permutation, s))
+         : sort_typed<K, V, size_t>(where, descending, n, kin, kout, vin,    \
+                                    vout, permutation, s))
     if (value_size == 0)
         return DUO_SORT_SIZED_(uint32_t, (const uint32_t *)NULL,
                                (uint32_t *)NULL);
@@ -260,15 +475,15 @@ duo_status duo_be_sort(duo_key_type type, duo_sort_order order, size_t n,
     const int desc = order == DUO_DESCENDING;
     const cudaStream_t s = duo_cuda_stream(stream);
 #define DUO_SORT_AS_(K)                                                      \
-    sort_keyed<K>(where, type, desc, n, keys_in, keys_out, values_in,        \
+    sort_keyed<K>(where, desc, n, keys_in, keys_out, values_in,        \
                   values_out, value_size, permutation, s)
     switch (type) {
     case DUO_KEY_I32: return DUO_SORT_AS_(int32_t);
     case DUO_KEY_U32: return DUO_SORT_AS_(uint32_t);
     case DUO_KEY_I64: return DUO_SORT_AS_(int64_t);
     case DUO_KEY_U64: return DUO_SORT_AS_(uint64_t);
-    case DUO_KEY_F32: return DUO_SORT_AS_(uint32_t); /* mapped bits */
-    case DUO_KEY_F64: return DUO_SORT_AS_(uint64_t);
+    case DUO_KEY_F32: return DUO_SORT_AS_(float);
+    case DUO_KEY_F64: return DUO_SORT_AS_(double);
     }
 #undef DUO_SORT_AS_
     return DUO_ERROR_INVALID_ARGUMENT;

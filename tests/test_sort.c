@@ -125,9 +125,21 @@ static int cmp_index(const void *pa, const void *pb)
 /* ------------------------------------------------------------------ */
 /* Inputs                                                              */
 
-typedef enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_COUNT } dist;
+typedef enum {
+    D_RANDOM,
+    D_EQUAL,
+    D_SORTED,
+    D_REVERSED,
+    D_ZEROS, /* nine in ten keys zero, of both signs where floats */
+    D_COUNT
+} dist;
 static const char *const dist_names[] = {"random", "equal", "sorted",
-                                         "reversed"};
+                                         "reversed", "zeros"};
+
+static int key_kind_float(duo_key_type t)
+{
+    return t == DUO_KEY_F32 || t == DUO_KEY_F64;
+}
 
 /* A random key: floats from a pool of specials and ordinary values. */
 static void random_key(duo_key_type t, unsigned char *out)
@@ -170,6 +182,14 @@ static void make_keys(duo_key_type t, dist d, size_t n, unsigned char *k)
         const size_t p = d == D_EQUAL ? 0 : (size_t)test_rng_range(
                                                 &rng, 0, (int64_t)pool_n - 1);
         memcpy(k + i * kb, pool + p * kb, kb);
+        if (d == D_ZEROS && test_rng_range(&rng, 0, 9) != 0) {
+            /* -0 or +0 (the sign bit alone, or nothing, set). */
+            const uint64_t sign = (uint64_t)1 << (8 * kb - 1);
+            const uint64_t z =
+                key_kind_float(t) && test_rng_range(&rng, 0, 1) ? sign : 0;
+            const uint32_t z32 = (uint32_t)z; /* kb == 4: the low bits */
+            memcpy(k + i * kb, kb == 4 ? (const void *)&z32 : &z, kb);
+        }
     }
     free(pool);
     if (d == D_SORTED || d == D_REVERSED) {
@@ -331,6 +351,13 @@ static void test_all_cases(void)
                          (int)((t + o + (int)s) % 4), D_RANDOM, large[s],
                          o == 1);
     run_case(DUO_KEY_U32, DUO_ASCENDING, V_4, D_REVERSED, 300007, 0);
+    /* A long run of zeros of both signs, which the GPU's radix sort ranks
+     * as equal and duo puts in order afterwards: every value kind, both
+     * orders, each placement. */
+    for (int t = DUO_KEY_F32; t <= DUO_KEY_F64; ++t)
+        for (int vk = V_NONE; vk <= V_PERM; ++vk)
+            run_case((duo_key_type)t, (duo_sort_order)((t + vk) % 2), vk,
+                     D_ZEROS, 1000003, vk % 3);
     run_case(DUO_KEY_F64, DUO_DESCENDING, V_PERM, D_SORTED, 300007, 1);
     /* Values in place, keys not: the CUDA backend's path for outputs
      * that are partly their inputs. */
