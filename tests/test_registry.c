@@ -10,12 +10,15 @@
  * inside an allocation, or wholly outside all (the caller's own
  * buffers), still work.  duo_memory_usage_get counts what is live, and
  * duo_finalize reports what was never freed (DUO_LEAKS=1: each with the
- * file:line that allocated it).
+ * file:line that allocated it).  The registry itself (src/registry.h) is
+ * also driven directly with thousands of stand-in allocations, against a
+ * model.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, dup, fileno */
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "registry.h"
 #include "test_util.h"
 
 static test_rng rng;
@@ -383,6 +386,185 @@ static void test_many(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* The registry itself, against a model                                */
+
+/* duo_registry_each's walk, checked against the model as it goes. */
+typedef struct model_walk {
+    const unsigned char *arena, *end;
+    const size_t *len;
+    const duo_alloc_kind *kind;
+    const int *line;
+    size_t met;     /* allocations met, stand-ins or not */
+    size_t seen;    /* stand-ins met */
+    uintptr_t last; /* the start of the last allocation met */
+    int failed;
+} model_walk;
+
+static void walk_one(const duo_alloc_view *v, void *ctx)
+{
+    model_walk *w = (model_walk *)ctx;
+    const uintptr_t base = (uintptr_t)v->base;
+    if (w->met++ > 0 && base <= w->last && !w->failed) {
+        CHECK_MSG(0, "duo_registry_each: %p after %p, not in address order",
+                  v->base, (void *)w->last);
+        w->failed = 1;
+    }
+    w->last = base;
+    if (base < (uintptr_t)w->arena || base >= (uintptr_t)w->end)
+        return; /* a real allocation of another test */
+    const size_t s = (size_t)(base - (uintptr_t)w->arena) / 64;
+    if (!w->failed && (base != (uintptr_t)(w->arena + s * 64) ||
+                       v->bytes != w->len[s] || v->kind != w->kind[s] ||
+                       v->line != w->line[s])) {
+        CHECK_MSG(0, "duo_registry_each: %p of %zu bytes, kind %d, line "
+                  "%d; the model has %zu bytes, kind %d, line %d", v->base,
+                  v->bytes, (int)v->kind, v->line, w->len[s],
+                  (int)w->kind[s], w->line[s]);
+        w->failed = 1;
+    }
+    w->seen++;
+}
+
+/* The registry (src/registry.c) driven directly, with thousands of
+ * stand-in allocations at random: 64-byte slots of a buffer of the
+ * test's own, which no duo allocation can overlap.  Enough are added and
+ * removed to fill, split and empty many of its leaves (and to empty it
+ * and fill it again); some are registered again while live, as when
+ * memory freed behind duo's back is handed out again.  After each call
+ * the answer is the model's, and every so often so are its contents, in
+ * address order, and its counts. */
+static void test_structure(void)
+{
+    enum { SLOTS = 6000, STEPS = 300000 };
+    test_set_context("%s", "the registry against a model");
+    unsigned char *arena = (unsigned char *)test_xmalloc(SLOTS * 64);
+    size_t *len = (size_t *)test_xmalloc(SLOTS * sizeof *len); /* 0: free */
+    duo_alloc_kind *kind =
+        (duo_alloc_kind *)test_xmalloc(SLOTS * sizeof *kind);
+    int *line = (int *)test_xmalloc(SLOTS * sizeof *line);
+    memset(len, 0, SLOTS * sizeof *len);
+    size_t count0[2], bytes0[2], count[2], bytes[2];
+    duo_registry_usage(count0, bytes0);
+    size_t live[2] = {0, 0}, live_bytes[2] = {0, 0};
+    int failed = 0;
+    for (int step = 0; step < STEPS && !failed; ++step) {
+        /* Mostly adds in the first and third quarters, mostly frees in
+         * the second and fourth: the registry fills and empties twice. */
+        const int filling = (step / (STEPS / 4)) % 2 == 0;
+        const size_t s = (size_t)test_rng_range(&rng, 0, SLOTS - 1);
+        unsigned char *p = arena + s * 64;
+        const duo_alloc_kind k = (duo_alloc_kind)test_rng_range(&rng, 0, 1);
+        const int op = (int)test_rng_range(&rng, 0, 9);
+        if (op < (filling ? 4 : 2)) {
+            if (len[s] != 0 && test_rng_range(&rng, 0, 3) != 0)
+                continue; /* registered again only now and then */
+            const size_t n = (size_t)test_rng_range(&rng, 1, 64);
+            failed = !CHECK_OK(duo_registry_add("test", k, p, n, __FILE__,
+                                                step));
+            if (len[s] != 0) {
+                live[kind[s]]--;
+                live_bytes[kind[s]] -= len[s];
+            }
+            len[s] = n;
+            kind[s] = k;
+            line[s] = step;
+            live[k]++;
+            live_bytes[k] += n;
+        } else if (op < 6) {
+            const size_t off = len[s] != 0 && test_rng_range(&rng, 0, 3) == 0
+                                   ? (size_t)test_rng_range(&rng, 1, 63)
+                                   : 0;
+            const int ok = len[s] != 0 && off == 0 && kind[s] == k;
+            failed = !CHECK_STATUS(duo_registry_check_free("test", k,
+                                                           p + off),
+                                   ok ? DUO_SUCCESS
+                                      : DUO_ERROR_INVALID_ARGUMENT);
+            if (!failed && !ok && off != 0 && off < len[s])
+                CHECK_CONTAINS(duo_last_error(), "inside the live");
+            if (ok) {
+                /* Now and then another lookup comes between the check
+                 * and the removal. */
+                duo_alloc_view other;
+                if (test_rng_range(&rng, 0, 1) == 0)
+                    (void)duo_registry_find(
+                        arena + (size_t)test_rng_range(&rng, 0, SLOTS - 1) *
+                                    64,
+                        &other);
+                duo_registry_remove(p);
+                live[k]--;
+                live_bytes[k] -= len[s];
+                len[s] = 0;
+            }
+        } else if (op < 9) {
+            /* [p + off, +n) runs past slot s's allocation, or into the
+             * next one up (n < 128: slot s + 2 at most), or neither. */
+            if (s + 2 >= SLOTS)
+                continue; /* the range would leave the buffer */
+            const size_t off = (size_t)test_rng_range(&rng, 0, 63);
+            const size_t n = (size_t)test_rng_range(&rng, 1, 127);
+            const size_t last = off + n - 1; /* from p */
+            int ok, past = 0;
+            if (len[s] != 0 && off < len[s]) {
+                ok = last < len[s];
+                past = !ok;
+            } else {
+                ok = 1;
+                for (size_t t = s + 1; t <= s + 2; ++t)
+                    if (len[t] != 0 && (t - s) * 64 <= last)
+                        ok = 0;
+            }
+            failed = !CHECK_STATUS(
+                duo_registry_check_range("test", "dst", p + off, n),
+                ok ? DUO_SUCCESS : DUO_ERROR_INVALID_ARGUMENT);
+            if (!failed && !ok)
+                CHECK_CONTAINS(duo_last_error(),
+                               past ? "past the end" : "runs into it");
+        } else {
+            const size_t off = (size_t)test_rng_range(&rng, 0, 63);
+            duo_alloc_view v;
+            const int inside = len[s] != 0 && off < len[s];
+            const int found = duo_registry_find(p + off, &v);
+            failed = found != inside;
+            CHECK_MSG(!failed, "duo_registry_find(slot %zu + %zu): %d, "
+                      "the model %d", s, off, found, inside);
+            if (found && inside) {
+                failed = v.base != p || v.bytes != len[s] ||
+                         v.kind != kind[s] || v.line != line[s];
+                CHECK_MSG(!failed, "duo_registry_find(slot %zu + %zu): %p "
+                          "of %zu bytes, line %d; the model %p of %zu, line "
+                          "%d", s, off, v.base, v.bytes, v.line, (void *)p,
+                          len[s], line[s]);
+            }
+        }
+        if (failed || step % 20000 != 0)
+            continue;
+        model_walk w = {arena, arena + SLOTS * 64, len, kind, line,
+                        0, 0, 0, 0};
+        duo_registry_each(walk_one, &w);
+        failed = w.failed;
+        CHECK_EQ_U64(w.seen, live[0] + live[1]);
+        duo_registry_usage(count, bytes);
+        for (int j = 0; j < 2; ++j) {
+            CHECK_EQ_U64(count[j], count0[j] + live[j]);
+            CHECK_EQ_U64(bytes[j], bytes0[j] + live_bytes[j]);
+        }
+    }
+    for (size_t s = 0; s < SLOTS; ++s)
+        if (len[s] != 0)
+            duo_registry_remove(arena + s * 64);
+    duo_registry_usage(count, bytes);
+    for (int j = 0; j < 2; ++j) {
+        CHECK_EQ_U64(count[j], count0[j]);
+        CHECK_EQ_U64(bytes[j], bytes0[j]);
+    }
+    free(arena);
+    free(len);
+    free(kind);
+    free(line);
+    test_set_context("%s", "");
+}
+
+/* ------------------------------------------------------------------ */
 /* Usage and the report at duo_finalize                                */
 
 /* duo_finalize() with stderr captured into out (at most size - 1
@@ -491,6 +673,7 @@ int main(void)
     test_bad_frees();
     test_bad_ranges();
     test_many();
+    test_structure();
     test_usage_and_leaks(); /* ends with duo_finalize */
     return test_summary("registry");
 }

@@ -114,6 +114,7 @@ static int measure(registry_cost_row *rows, int max_rows, int reps,
                 rows[count].what = op_names[o];
                 rows[count].live = live;
                 rows[count].ns_per_call = ns[reps / 2];
+                rows[count].calls = o == ADD_REMOVE ? 2 : 1;
                 ++count;
             }
         }
