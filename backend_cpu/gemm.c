@@ -65,6 +65,13 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=fast")
 #endif
+/* Clang takes -ffp-contract=off from the build and no GCC pragma: the
+ * kernel's k loop turns contraction on for itself. */
+#if defined(__clang__)
+#define KERNEL_FUSES _Pragma("clang fp contract(fast)")
+#else
+#define KERNEL_FUSES
+#endif
 
 /* A vector is one register.  A tile row is two vectors (NR elements);
  * MR = 8 rows give 16 independent accumulators, enough to cover the FMA
@@ -288,6 +295,7 @@ enum { CHAIN_LOAD = 1, CHAIN_END = 2 };
                     acc[i][h] = load_##S(part[i] + h * (NR / 2));            \
         }                                                                    \
         for (size_t p = 0; p < kc; p++, ap += MR, bp += NR) {                \
+            KERNEL_FUSES                                                     \
             V b0 = load_##S(bp), b1 = load_##S(bp + NR / 2);                 \
             _Pragma("GCC unroll 16")                                         \
             for (int i = 0; i < MR; i++) {                                   \
