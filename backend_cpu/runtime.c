@@ -12,6 +12,7 @@
 #endif
 
 #include "backend.h"
+#include "gemm_cpu.h"
 
 const char *duo_be_name(void)
 {
@@ -23,7 +24,12 @@ const char *duo_be_name(void)
 }
 
 duo_status duo_be_init(void) { return DUO_SUCCESS; }
-duo_status duo_be_finalize(void) { return DUO_SUCCESS; }
+duo_status duo_be_finalize(void)
+{
+    duo_cpu_gemm_release();
+    return DUO_SUCCESS;
+}
+
 duo_status duo_be_synchronize(void) { return DUO_SUCCESS; }
 
 /* The "model name" line of /proc/cpuinfo where there is one. */

@@ -390,23 +390,28 @@ duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
  *
  * Order: each element is acc = 0, acc = fma(op(A)(i,p), op(B)(p,j), acc)
  * for p = 0..K-1 in order, then C = alpha * acc (rounded) when beta is 0,
- * else fma(beta, C, alpha * acc).  "Blocked" order: the same over k
- * blocks of 384 (f32) or 256 (f64) in turn, block j giving P_j = alpha *
+ * else fma(beta, C, alpha * acc).  A small C with a long k takes the
+ * "blocked" order instead: f32 when M * N <= 2^19 and K > 3 * 384 = 1152
+ * (at least 4 k blocks of 384, the last possibly partial), f64 when
+ * M * N <= 2^19 and K > 2048 (k blocks of 2048, the last possibly
+ * partial).  Block j is a chain of its own from 0, giving P_j = alpha *
  * acc_j (rounded); C = P_0 (beta 0) or fma(beta, C, P_0), then C = C +
- * P_j for j = 1, 2, ... in order.
- * CPU backends (built with FMA): the blocked order for every K (for K up
- * to one block it is the plain order).
- * CUDA f32: the blocked order when M * N <= 2^19 and K >= 4 * 384 = 1536
- * (split-K: too few tiles of C to fill the GPU), else the plain order;
- * for every tile shape.  CUDA f64 uses FP64 tensor cores over k in groups
- * of 8, the same for every tile shape; when M * N <= 2^19 and K > 2048
- * it takes the blocked order's form with k parts of 2048 (the last one
- * shorter) in place of k blocks, each part summed so.  So the bits never
- * depend on the GPU or its choice of tiles, and CPU and CUDA f32 results are
- * bit-identical for K <= 384 and for split products (sign of a zero
- * result aside); otherwise they agree within rounding.  DUO_GEMM_TILE
- * (CUDA; e.g. "64x64", "auto") forces a tile shape, for tuning; an
- * unknown shape is refused.
+ * P_j for j = 1, 2, ... in order.  The order depends on M, N and K only,
+ * never on the machine, the thread count or the tile shape, so the CPU
+ * backends (built with FMA instructions: x86-64-v3, the default, or
+ * aarch64) and CUDA give the same bits for every shape, f32 and f64
+ * (sign of a zero result aside).  CUDA splits blocked products over k
+ * (too few tiles of C to fill the GPU) and sums f64 with FFMA in this
+ * order; DUO_GEMM_F64=tensor (CUDA) opts into the FP64 tensor cores
+ * instead: faster, its bits not promised (they agree within rounding).
+ * The CPU backends cut k into cache blocks and carry each chain across
+ * them: in C when it is one chain with beta 0, else in a workspace of at
+ * most min(M, 1920 T) x N floats or min(M, 1536 T) x N doubles for T
+ * threads (rounded up to whole tiles; blocked f64: about M * N),
+ * allocated with their packing buffers; up to 64 MiB of these are kept
+ * for the next product until duo_finalize.  DUO_GEMM_TILE (CUDA; e.g.
+ * "64x64", "auto") forces a tile shape, for tuning, and never changes
+ * the bits; an unknown shape is refused.
  * CUDA f32 with B stored transposed, M and K >= 2048, A and lda 16-byte
  * aligned and no split over k first copies B, transposed, into a device
  * workspace (K x N rounded up to 32 floats, at most 256 MiB: 8192 x

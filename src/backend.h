@@ -47,6 +47,7 @@
 
 #include <duo.h>
 
+#include "gemm_order.h"
 #include "init_state.h"
 
 /* The CUDA build compiles both backend folders into one library, each
@@ -210,11 +211,10 @@ duo_status duo_be_graph_launch(void *graph, duo_stream stream);
 duo_status duo_be_graph_destroy(void *graph);
 
 /* m, n > 0; k == 0 or alpha == 0 mean C = beta * C. */
-/* The k blocks of the blocked order in duo.h: the CPU backends sum k in
- * blocks of this many (their cache blocking), and the CUDA f32 split-K
- * uses the same blocks, so that both give the same bits. */
-#define DUO_GEMM_KBLOCK_F32 384
-#define DUO_GEMM_KBLOCK_F64 256
+/* The order of the sums is gemm_order.h's, one rule for every backend.
+ * DUO_GEMM_KBLOCK_F32: the name CUDA's split-K uses for the f32 k
+ * block. */
+#define DUO_GEMM_KBLOCK_F32 DUO_GEMM_ORDER_KBLOCK_F32
 duo_status duo_be_gemm_f32(duo_transpose ta, duo_transpose tb, size_t m,
                            size_t n, size_t k, float alpha, const float *a,
                            size_t lda, const float *b, size_t ldb,

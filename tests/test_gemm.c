@@ -16,13 +16,14 @@
  * not be read).
  *
  * Order: each element is an fma chain over k = 0..K-1 in order, then
- * alpha * sum and fma(beta, C0, alpha * sum), or that over k blocks of
- * 384 (f32) / 256 (f64) added to C in turn (the blocked order of duo.h),
- * so results are compared bit for bit with the order duo.h promises,
- * computed on the host: CPU backends built with FMA, f32 and f64, the
- * blocked order for any K; CUDA f32, the blocked order for split products
- * (M N <= 2^19, K >= 1536), else the plain chain.  CUDA f64 (tensor
- * cores, split into k parts of 2048 when M N <= 2^19 and K > 2048) is
+ * alpha * sum and fma(beta, C0, alpha * sum), or that over the k blocks
+ * of 384 (f32) / 2048 (f64) of the blocked order, added to C in turn, as
+ * src/gemm_order.h decides from (M, N, K) (duo.h states the rule).
+ * Results are compared bit for bit with that order, computed on the
+ * host, for every backend built with FMA (CPU and CUDA, f32 and f64),
+ * every element of small products and a sample of large ones (M N >
+ * 2^19: one chain over k blocks of the CPU's cache blocking).  CUDA f64
+ * with DUO_GEMM_F64=tensor (FP64 tensor cores) promises no bits and is
  * checked against the error bound only.  On CUDA every tile
  * shape (DUO_GEMM_TILE), f32 with B packed or not (DUO_GEMM_PACK), must
  * give the same bytes as the automatic choice, split products included.
@@ -32,6 +33,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "gemm_order.h"
 #include "test_util.h"
 
 static test_rng rng;
@@ -481,24 +483,25 @@ static void test_errors(size_t es)
 
 /* The order duo.h promises for an m x n x k product: the k block of the
  * blocked order (SIZE_MAX: one plain chain), or 0 where it promises no
- * order to the bit.  CPU backends built with FMA: blocks of 384 (f32) or
- * 256 (f64).  CUDA f32: blocks of 384 when it splits k (M N <= 2^19 and
- * K >= 4 blocks), else the plain chain; CUDA f64 (DMMA): none. */
+ * order to the bit.  Every backend follows gemm_order.h; CPU builds
+ * without FMA instructions (no one-rounding fma to chain) and CUDA f64
+ * with DUO_GEMM_F64=tensor (FP64 tensor cores) promise none. */
 static int is_cuda(void) { return strcmp(duo_backend_name(), "cuda") == 0; }
 
 static size_t order_kblock(size_t es, size_t m, size_t n, size_t k)
 {
     if (is_cuda()) {
-        if (es == 8)
+        const char *f64 = getenv("DUO_GEMM_F64");
+        if (es == 8 && f64 != NULL && strcmp(f64, "tensor") == 0)
             return 0;
-        return m * n <= ((size_t)1 << 19) && k >= 4 * 384 ? 384 : SIZE_MAX;
-    }
-#if defined(__FMA__) || defined(__aarch64__)
-    return es == 4 ? 384 : 256;
-#else
-    (void)m, (void)n, (void)k;
-    return 0;
+    } else {
+#if !defined(__FMA__) && !defined(__aarch64__)
+        (void)m, (void)n, (void)k;
+        return 0;
 #endif
+    }
+    const size_t kb = duo_gemm_order_kblock(es, m, n, k);
+    return kb != 0 ? kb : SIZE_MAX;
 }
 
 /* Element (i, j) in the promised order with k blocks of kb (SIZE_MAX: one
@@ -548,15 +551,71 @@ static double order_f64(const double *a, size_t lda, duo_transpose ta,
     return r;
 }
 
+/* Element (i, j) of C (row stride ldc) against the promised order with
+ * k blocks of kb, bit for bit; reports the first differences (*bad counts
+ * them).  h0 is C before the product. */
+static void check_order_at(size_t es, const void *hc, size_t ldc,
+                           const void *ha, size_t lda, duo_transpose ta,
+                           const void *hb, size_t ldb, duo_transpose tb,
+                           size_t i, size_t j, size_t k, size_t kb,
+                           double alpha, double beta, const void *h0,
+                           size_t *bad)
+{
+    const size_t at = i * ldc + j;
+    int same;
+    double want;
+    if (es == 4) {
+        const float r = order_f32((const float *)ha, lda, ta,
+                                  (const float *)hb, ldb, tb, i, j, k, kb,
+                                  (float)alpha, (float)beta,
+                                  ((const float *)h0)[at]);
+        same = memcmp((const float *)hc + at, &r, sizeof r) == 0;
+        want = r;
+    } else {
+        const double r = order_f64((const double *)ha, lda, ta,
+                                   (const double *)hb, ldb, tb, i, j, k, kb,
+                                   alpha, beta, ((const double *)h0)[at]);
+        same = memcmp((const double *)hc + at, &r, sizeof r) == 0;
+        want = r;
+    }
+    if (!same && (*bad)++ < 3) {
+        char order[48];
+        if (kb == SIZE_MAX)
+            snprintf(order, sizeof order, "one chain");
+        else
+            snprintf(order, sizeof order, "k blocks of %zu", kb);
+        CHECK_MSG(0, "C(%zu,%zu) = %.17Lg, the promised order (%s) gives "
+                  "%.17g", i, j, get(hc, es, at), order, want);
+    }
+}
+
+/* C before a product into it: random, or NaN everywhere when beta is 0
+ * (C must not be read). */
+static void *c_before(size_t es, size_t m, size_t n, double beta)
+{
+    void *h0 = random_matrix(es, m, n, n);
+    if (beta == 0.0)
+        for (size_t i = 0; i < m * n; ++i)
+            set(h0, es, i, nan_value(es));
+    return h0;
+}
+
 /* C must equal, bit for bit, acc = fma chain over p in order, then
- * r = alpha * acc, then fma(beta, C0, r) (beta != 0) or r. */
+ * r = alpha * acc, then fma(beta, C0, r) (beta != 0) or r; or that in
+ * the blocked order. */
 static void test_order(size_t es)
 {
-    /* 1000: blocked on the CPU, one chain on CUDA; 1536 (4 blocks), 2049
-     * (the last block partial): split on CUDA f32. */
-    const shape shapes[] = {{1, 1, 1},      {3, 70, 5},     {33, 65, 17},
-                            {129, 127, 200}, {70, 131, 256}, {40, 50, 384},
-                            {67, 45, 1000}, {31, 9, 1536},  {130, 20, 2049}};
+    /* Every element checked.  K up to 384 (f32) or 256 (f64): one CPU
+     * cache block; 1000: one chain over 3 (f32) or 4 (f64) of them, the
+     * last partial; f32 1152: 3 blocks of 384, one chain; 1153 (4 blocks,
+     * the last of 1), 1536, 2049, 4099: blocked; f64 2048: one chain over
+     * 8 cache blocks, 2049 (the last block of 1), 4097, 6000: blocked, its
+     * chains over 8 cache blocks each. */
+    const shape shapes[] = {{1, 1, 1},       {3, 70, 5},      {33, 65, 17},
+                            {129, 127, 200}, {70, 131, 256},  {40, 50, 384},
+                            {67, 45, 1000},  {31, 9, 1152},   {17, 13, 1153},
+                            {31, 9, 1536},   {130, 20, 2049}, {13, 11, 4099},
+                            {23, 19, 2048},  {9, 7, 4097},    {5, 11, 6000}};
     const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
     long cases = 0, blocked = 0;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
@@ -575,7 +634,7 @@ static void test_order(size_t es)
                     const size_t lda = ac, ldb = bc, ldc = n;
                     void *ha = random_matrix(es, ar, ac, lda);
                     void *hb = random_matrix(es, br, bc, ldb);
-                    void *h0 = random_matrix(es, m, n, ldc);
+                    void *h0 = c_before(es, m, n, beta);
                     void *hc = test_xmalloc(m * n * es);
                     void *da = dev_copy(ha, ar * lda * es);
                     void *db = dev_copy(hb, br * ldb * es);
@@ -589,36 +648,10 @@ static void test_order(size_t es)
                         test_to_host(hc, dc, m * n * es);
                         size_t bad = 0;
                         for (size_t i = 0; i < m; ++i)
-                            for (size_t j = 0; j < n; ++j) {
-                                const size_t at = i * ldc + j;
-                                int same;
-                                double want;
-                                if (es == 4) {
-                                    const float r = order_f32(
-                                        (const float *)ha, lda, ta,
-                                        (const float *)hb, ldb, tb, i, j, k,
-                                        kb, (float)alpha, (float)beta,
-                                        ((const float *)h0)[at]);
-                                    const float got = ((const float *)hc)[at];
-                                    same = memcmp(&got, &r, sizeof r) == 0;
-                                    want = r;
-                                } else {
-                                    const double r = order_f64(
-                                        (const double *)ha, lda, ta,
-                                        (const double *)hb, ldb, tb, i, j, k,
-                                        kb, alpha, beta,
-                                        ((const double *)h0)[at]);
-                                    const double got =
-                                        ((const double *)hc)[at];
-                                    same = memcmp(&got, &r, sizeof r) == 0;
-                                    want = r;
-                                }
-                                if (!same && bad++ < 3)
-                                    CHECK_MSG(0, "C(%zu,%zu) = %.17Lg, the "
-                                              "promised order (k block "
-                                              "%zu) gives %.17g", i, j,
-                                              get(hc, es, at), kb, want);
-                            }
+                            for (size_t j = 0; j < n; ++j)
+                                check_order_at(es, hc, ldc, ha, lda, ta, hb,
+                                               ldb, tb, i, j, k, kb, alpha,
+                                               beta, h0, &bad);
                         CHECK_MSG(bad == 0, "%zu of %zu elements differ "
                                   "from the promised order", bad, m * n);
                         ++cases;
@@ -638,33 +671,105 @@ static void test_order(size_t es)
     test_set_context("%s", "");
 }
 
-/* 512 elements of C (m x n, row stride n; the two corners and random
- * ones) against the promised order with k blocks of kb, bit for bit;
- * reports the first differences.  Returns the number checked. */
-static size_t check_sampled_order(const float *c, const float *ha,
+/* Elements of C (m x n, row stride n) against the promised order with k
+ * blocks of kb, bit for bit: the first and last rows and columns and
+ * 1024 random ones; reports the first differences.  Returns the number
+ * checked. */
+static size_t check_sampled_order(size_t es, const void *c, const void *ha,
                                   size_t lda, duo_transpose ta,
-                                  const float *hb, size_t ldb,
+                                  const void *hb, size_t ldb,
                                   duo_transpose tb, size_t m, size_t n,
-                                  size_t k, size_t kb, float alpha,
-                                  float beta, const float *h0)
+                                  size_t k, size_t kb, double alpha,
+                                  double beta, const void *h0)
 {
     size_t bad = 0, checked = 0;
-    for (size_t s = 0; s < 512; ++s) {
-        const size_t i = s == 0 ? 0 : s == 1 ? m - 1
-                       : (size_t)test_rng_u64(&rng) % m;
-        const size_t j = s == 0 ? 0 : s == 1 ? n - 1
-                       : (size_t)test_rng_u64(&rng) % n;
-        const float want = order_f32(ha, lda, ta, hb, ldb, tb, i, j, k, kb,
-                                     alpha, beta, h0[i * n + j]);
-        const float got = c[i * n + j];
-        ++checked;
-        if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 3)
-            CHECK_MSG(0, "C(%zu,%zu) = %.9g, the promised order (k block "
-                      "%zu) gives %.9g", i, j, got, kb, want);
-    }
+    for (size_t j = 0; j < n; ++j)
+        for (size_t i = 0; i < m; i += m > 1 ? m - 1 : 1, ++checked)
+            check_order_at(es, c, n, ha, lda, ta, hb, ldb, tb, i, j, k, kb,
+                           alpha, beta, h0, &bad);
+    for (size_t i = 1; i + 1 < m; ++i)
+        for (size_t j = 0; j < n; j += n > 1 ? n - 1 : 1, ++checked)
+            check_order_at(es, c, n, ha, lda, ta, hb, ldb, tb, i, j, k, kb,
+                           alpha, beta, h0, &bad);
+    for (size_t s = 0; s < 1024; ++s, ++checked)
+        check_order_at(es, c, n, ha, lda, ta, hb, ldb, tb,
+                       (size_t)test_rng_u64(&rng) % m,
+                       (size_t)test_rng_u64(&rng) % n, k, kb, alpha, beta,
+                       h0, &bad);
     CHECK_MSG(bad == 0, "%zu of %zu sampled elements differ from the "
               "promised order", bad, checked);
     return checked;
+}
+
+/* Products with a C of more than 2^19 elements, so one fma chain over
+ * all of k, across several of the CPU's cache blocks of k (384 f32, 256
+ * f64; K one past or short of a multiple too), kept between them in C
+ * itself (beta 0: C starts as NaN) or in a workspace (beta != 0), with C
+ * cut into bands of rows or, when wide, of columns; checked on a sample
+ * of elements.  The work is kept within reach of a sanitizer build on
+ * two cores. */
+static void test_order_large(size_t es)
+{
+    const duo_transpose N = DUO_NO_TRANS, T = DUO_TRANS;
+    static const struct {
+        size_t m, n, k;
+        duo_transpose ta, tb;
+        double alpha, beta;
+    } f32_cases[] = {{727, 723, 1000, N, N, 1.0, 0.0},
+                     {727, 723, 1152, T, N, 1.5, -0.5},
+                     {37, 14173, 1153, N, T, -2.0, 1.0},
+                     {14173, 37, 2049, T, T, 1.5, 0.0},
+                     {727, 723, 4099, N, N, -2.0, 0.75}},
+      f64_cases[] = {{727, 723, 1000, T, N, 1.5, 0.0},
+                     {37, 14173, 2048, N, N, -2.0, 0.75},
+                     {727, 723, 2049, N, T, 1.0, 0.0},
+                     {14173, 37, 4097, T, T, 1.5, -0.5}};
+    const size_t count = es == 4 ? sizeof f32_cases / sizeof f32_cases[0]
+                                 : sizeof f64_cases / sizeof f64_cases[0];
+    const double t0 = test_seconds();
+    size_t checked = 0;
+    for (size_t t = 0; t < count; ++t) {
+        const size_t m = es == 4 ? f32_cases[t].m : f64_cases[t].m;
+        const size_t n = es == 4 ? f32_cases[t].n : f64_cases[t].n;
+        const size_t k = es == 4 ? f32_cases[t].k : f64_cases[t].k;
+        const duo_transpose ta = es == 4 ? f32_cases[t].ta : f64_cases[t].ta;
+        const duo_transpose tb = es == 4 ? f32_cases[t].tb : f64_cases[t].tb;
+        const double alpha = es == 4 ? f32_cases[t].alpha
+                                     : f64_cases[t].alpha;
+        const double beta = es == 4 ? f32_cases[t].beta : f64_cases[t].beta;
+        const size_t kb = order_kblock(es, m, n, k);
+        if (kb == 0)
+            continue;
+        size_t ar, ac, br, bc;
+        stored(ta, m, k, &ar, &ac);
+        stored(tb, k, n, &br, &bc);
+        void *ha = random_matrix(es, ar, ac, ac);
+        void *hb = random_matrix(es, br, bc, bc);
+        void *h0 = c_before(es, m, n, beta);
+        void *hc = test_xmalloc(m * n * es);
+        void *da = dev_copy(ha, ar * ac * es);
+        void *db = dev_copy(hb, br * bc * es);
+        void *dc = dev_copy(h0, m * n * es);
+        test_set_context("%s order %s%s m=%zu n=%zu k=%zu alpha=%g beta=%g",
+                         fname(es), ta == T ? "T" : "N", tb == T ? "T" : "N",
+                         m, n, k, alpha, beta);
+        if (CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da, ac, db, bc, beta,
+                          dc, n))) {
+            test_to_host(hc, dc, m * n * es);
+            checked += check_sampled_order(es, hc, ha, ac, ta, hb, bc, tb, m,
+                                           n, k, kb, alpha, beta, h0);
+        }
+        CHECK_OK(duo_free(da));
+        CHECK_OK(duo_free(db));
+        CHECK_OK(duo_free(dc));
+        free(ha);
+        free(hb);
+        free(h0);
+        free(hc);
+    }
+    printf("%s order, large C: %zu sampled elements bit-exact (%.2f s)\n",
+           fname(es), checked, test_seconds() - t0);
+    test_set_context("%s", "");
 }
 
 /* CUDA f32 split products checked on a sample of elements against the
@@ -707,7 +812,8 @@ static void test_split_products(void)
                                   (float *)dc, n))) {
             test_to_host(hc, dc, m * n * sizeof(float));
             const size_t checked = check_sampled_order(
-                hc, ha, ac, ta, hb, bc, tb, m, n, k, 384, alpha, beta, h0);
+                4, hc, ha, ac, ta, hb, bc, tb, m, n, k, 384, alpha, beta,
+                h0);
             printf("f32 split %zux%zux%zu: %zu sampled elements checked\n",
                    m, n, k, checked);
         }
@@ -775,8 +881,8 @@ static void test_packed_products(void)
         unsetenv("DUO_GEMM_PACK");
         if (ran) {
             const size_t checked = check_sampled_order(
-                packed, ha, lda, ta, hb, ldb, tb, m, n, k, kb, alpha, beta,
-                h0);
+                4, packed, ha, lda, ta, hb, ldb, tb, m, n, k, kb, alpha,
+                beta, h0);
             CHECK_MSG(memcmp(packed, plain, m * n * sizeof(float)) == 0,
                       "C differs with and without packing B");
             printf("f32 packed %zux%zux%zu: %zu sampled elements checked, "
@@ -1006,6 +1112,7 @@ int main(int argc, char **argv)
         test_special(es);
         test_shapes(es);
         test_order(es);
+        test_order_large(es);
         test_tile_shapes(es);
     }
     test_split_products();
