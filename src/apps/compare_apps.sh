@@ -16,10 +16,12 @@
 # duo_reduce), the solvers' (cg, bicgstab: fixed-order sums, fma
 # kernels) and duo-lens's (float rays with fmaf and <duo/math.h>,
 # fixed-order sums, so the same optimizer steps) must match exactly;
-# other floats use duo-compare's defaults, except gemm and matmul, whose
-# dot products are summed in different orders: they get the absolute
-# bound 2 (K+2) u K that two independently rounded dot products of K
-# terms in (-1, 1) satisfy.
+# duo_gemm sums in one order on every backend (src/gemm_order.h), so
+# duo-gemm must match exactly too, f32 and f64 (one chain over K = 1000,
+# across the CPU's cache blocks of k, with beta); other floats use
+# duo-compare's defaults, except matmul, whose dump is checked against
+# the absolute bound 2 (K+2) u K that two independently rounded dot
+# products of K terms in (-1, 1) satisfy.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -58,7 +60,8 @@ runs=(
     "duo-saxpy|4000037 --seed 7|"
     "duo-reduce|4000037 --seed 7|"
     "duo-reduce|1000003 --type f64 --op argmin --seed 7|"
-    "duo-gemm|513 257 $k --seed 7|--atol=$gemm_atol"
+    "duo-gemm|513 257 $k --seed 7|--exact"
+    "duo-gemm|300 200 1000 --type f64 --ta --tb --beta 0.5 --seed 7|--exact"
     "duo-julia|800 600|"
     "duo-primes|1000000|"
     "duo-pi|16777216 --seed 7|"
