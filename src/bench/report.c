@@ -207,8 +207,14 @@ void bench_write_csv(const bench *b, const char *path)
         const row *r = &b->rows[i];
         char target[16];
         format_target(target, sizeof target, r);
-        fprintf(f, "%s,%s,%s,%s,%s,", duo_backend_name(), r->group->name,
-                r->what, r->size, r->region);
+        /* Names such as "range check, inside" hold commas. */
+        fprintf(f, "%s,%s,", duo_backend_name(), r->group->name);
+        csv_field(f, r->what);
+        fputc(',', f);
+        csv_field(f, r->size);
+        fputc(',', f);
+        csv_field(f, r->region);
+        fputc(',', f);
         csv_number(f, r->duo_ms);
         fputc(',', f);
         csv_number(f, rate(r, r->duo_ms));
