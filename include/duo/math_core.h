@@ -190,4 +190,21 @@ DUO_DEVICE float duo_m_dd_to_float_(double hi, double lo)
     return (float)s;
 }
 
+/* The fast paths' rounding test.  y is a double within err units of its
+ * own last place (err < 2^27) of the exact value v of a float function,
+ * and |y| lies in float's normal range (or y = 0 exactly).  Round to
+ * nearest float changes value only at the midpoints between floats; in
+ * y's binade these are the doubles whose 29 bits below float precision
+ * read 2^28.  When those bits of y are more than err away from 2^28, no
+ * midpoint lies between y and v (a neighbouring binade's midpoints are
+ * farther still: at least 2^27 of y's units from its ends), so v rounds
+ * to the float that y rounds to: returns 1, and (float)y is correctly
+ * rounded.  Returns 0 otherwise (the caller takes its careful path):
+ * 2 err + 1 of the 2^29 patterns, so rarely. */
+DUO_DEVICE int duo_m_round_ok_(double y, uint64_t err)
+{
+    uint64_t b = duo_bits_from_f64_(y);
+    return ((b + err - 0x10000000u) & 0x1fffffffu) > 2 * err;
+}
+
 #endif /* DUO_MATH_CORE_H */

@@ -11,6 +11,19 @@
  * no sum cancels by more than a factor of 2; around u = 1 the table value
  * is 0 (c = 1 or 1/2).  The sum is carried as a pair of doubles, error
  * below 2^-60 relative, and rounded once to float.
+ *
+ * logf, log2f and log10f first try a fast path (duo_m_logf_fast_): the
+ * same reduction in plain double, log1p(r) by its Taylor polynomial of
+ * degree 6, and the sum E log 2 + T + p in three roundings.  Its error
+ * is below 2^-42.7 of the result (bound below, duo_m_logf_fast_), so
+ * below 2^10.3 units in the last place of the double result y; when y's
+ * bits below float precision are more than 2^12 units from a float
+ * midpoint, y rounds to the correctly rounded float (duo_m_round_ok_,
+ * math_core.h).  Otherwise (about 2^-16 of the arguments), and for
+ * zero, negative, infinite and NaN arguments, the careful path above
+ * decides: duo_m_logf_cr_ and its siblings, which were logf, log2f and
+ * log10f before the fast path, so the bits are theirs.  math-fast-vs-cr
+ * (tests/math/fast_vs_cr.c) compares the two on all 2^32 floats.
  */
 #ifndef DUO_MATH_LOG_H
 #define DUO_MATH_LOG_H
@@ -84,7 +97,10 @@ DUO_DEVICE float duo_m_dd_mul_to_float_(double hi, double lo, double ch,
     return duo_m_dd_to_float_(p, pe);
 }
 
-DUO_DEVICE float duo_logf(float x)
+/* The careful paths: log x, log2 x and log10 x as pairs of doubles
+ * (relative error below 2^-58), rounded once to float.  The fast paths
+ * below fall back on them. */
+DUO_DEVICE float duo_m_logf_cr_(float x)
 {
     float out;
     if (duo_m_log_special_(x, &out))
@@ -94,7 +110,7 @@ DUO_DEVICE float duo_logf(float x)
     return duo_m_dd_to_float_(hi, lo);
 }
 
-DUO_DEVICE float duo_log2f(float x)
+DUO_DEVICE float duo_m_log2f_cr_(float x)
 {
     float out;
     if (duo_m_log_special_(x, &out))
@@ -104,7 +120,7 @@ DUO_DEVICE float duo_log2f(float x)
     return duo_m_dd_mul_to_float_(hi, lo, DUO_M_INVLN2_HI, DUO_M_INVLN2_LO);
 }
 
-DUO_DEVICE float duo_log10f(float x)
+DUO_DEVICE float duo_m_log10f_cr_(float x)
 {
     float out;
     if (duo_m_log_special_(x, &out))
@@ -113,6 +129,85 @@ DUO_DEVICE float duo_log10f(float x)
     duo_m_log_dd_((double)x, &hi, &lo);
     return duo_m_dd_mul_to_float_(hi, lo, DUO_M_INVLN10_HI,
                                    DUO_M_INVLN10_LO);
+}
+
+/* log10(2), rounded to double */
+#define DUO_M_LOG10_2 0x1.34413509f79ffp-2
+
+/* The fast path of logf (base 0), log2f (base 2) and log10f (base 10):
+ * 1 and the correctly rounded *out, 0 when the rounding test fails,
+ * -1 when x is not for the fast path (x <= 0, inf, NaN); on 0 and -1
+ * the careful path decides.
+ *
+ * x > 0 finite = 2^e m (a subnormal x is first scaled by 2^23, exactly),
+ * i = the top 7 bits of m's fraction and c = c_i as in duo_m_log_dd_,
+ * E = e (+1 for i >= 64: adding 2^22 to the bits carries into the
+ * exponent just then), T = the table's -log c (- log 2 for i >= 64),
+ * r = m c - 1 exact by one fma (m c is a multiple of 2^-35 within 2^-7
+ * of 1).  p = r + r^2 (a2 + a3 r + ... + a6 r^4), a_k = (-1)^(k+1)/k
+ * rounded: truncation below |r|^7/7 < 2^-44.8 |r| (|r| < 2^-7), the
+ * coefficients' and the evaluation's roundings below 2^-52 |r|:
+ * |p - log1p(r)| < 2^-44.7 |p|.  s = T + p and y = E log 2 + s (one fma
+ * with log 2 rounded, |E| 2^-55.3 off) each round once (2^-53), and T
+ * is rounded (2^-53).  Over the 128 table entries and all E, |T|, |p|
+ * and |s| stay below 3.6 |y| (the table is built so that nothing
+ * cancels; y = p exactly where E = T = 0) and |E| 2^-55.3 < 2^-53.5 |y|,
+ * so the error is below 3.6 * 2^-44.7 |y| + (1 + 2 * 3.6 + 0.7) 2^-53 |y|
+ * < 2^-42.8 |y|.  log2f takes y = E + s / log 2 in one fma, log10f
+ * y = E log10(2) + s / log(10) (a product and an fma): two or three
+ * roundings more, the same ratios, still below 2^-42.7 |y|.  So
+ * |y - exact| < 2^10.3 units of y's last place; the test allows 2^12. */
+DUO_DEVICE int duo_m_logf_fast_(float x, int base, float *out)
+{
+    uint32_t bx = duo_bits_from_f32_(x);
+    int adj = -127;
+    if (bx - 0x00800000u >= 0x7f000000u) {
+        if (bx - 1u >= 0x007fffffu)
+            return -1; /* +-0, negative, inf, NaN */
+        /* subnormal: x 2^23 is a normal float, exactly */
+        bx = duo_bits_from_f32_((float)duo_m_mul_((double)x, 0x1p23));
+        adj = -150;
+    }
+    int i = (int)((bx >> 16) & 127u);
+    double E = (double)((int)((bx + 0x00400000u) >> 23) + adj);
+    double m = (double)duo_f32_from_bits_((bx & 0x007fffffu) | 0x3f800000u);
+    double r = duo_m_fma_(m, DUO_MATH_T(duo_m_log_c_)[i], -1.0);
+    double T = DUO_MATH_T(duo_m_log_l_)[2 * i];
+    double r2 = duo_m_mul_(r, r);
+    double q56 = duo_m_fma_(r, -1.0 / 6, 1.0 / 5);
+    double q34 = duo_m_fma_(r, -1.0 / 4, 1.0 / 3);
+    double q = duo_m_fma_(r2, q56, q34);
+    q = duo_m_fma_(r, q, -0.5);
+    double s = T + duo_m_fma_(r2, q, r);
+    double y;
+    if (base == 0)
+        y = duo_m_fma_(E, DUO_M_LN2_HI, s);
+    else if (base == 2)
+        y = duo_m_fma_(s, DUO_M_INVLN2_HI, E);
+    else
+        y = duo_m_fma_(E, DUO_M_LOG10_2, duo_m_mul_(s, DUO_M_INVLN10_HI));
+    if (!duo_m_round_ok_(y, 4096))
+        return 0;
+    *out = (float)y;
+    return 1;
+}
+
+DUO_DEVICE float duo_logf(float x)
+{
+    float y;
+    return duo_m_logf_fast_(x, 0, &y) > 0 ? y : duo_m_logf_cr_(x);
+}
+
+DUO_DEVICE float duo_log2f(float x)
+{
+    float y;
+    return duo_m_logf_fast_(x, 2, &y) > 0 ? y : duo_m_log2f_cr_(x);
+}
+
+DUO_DEVICE float duo_log10f(float x)
+{
+    float y;
+    return duo_m_logf_fast_(x, 10, &y) > 0 ? y : duo_m_log10f_cr_(x);
 }
 
 DUO_DEVICE float duo_log1pf(float x)

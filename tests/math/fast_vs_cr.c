@@ -1,0 +1,194 @@
+/*
+ * fast_vs_cr.c - math-fast-vs-cr: the float functions of <duo/math.h>
+ * that have a fast path, against their careful path, bit for bit.
+ *
+ *   math-fast-vs-cr [--from HEX] [--to HEX] [--step N] [FUNC...]
+ *
+ * Each function with a fast path (math_log.h, ...) first
+ * evaluates in plain double and rounds only when a rounding test says
+ * the result is the correctly rounded float; otherwise it returns what
+ * its careful path (duo_m_<name>_cr_, the function as it was before the
+ * fast path: pairs of doubles, then one rounding) returns.  This tool
+ * runs both over the argument bit patterns --from..--to (all 2^32 by
+ * default; every N-th one with --step N) and counts the arguments whose
+ * results differ in any bit (NaN payloads and the sign of zero
+ * included).  It also counts how often the fast path's rounding test
+ * failed (the fallback rate) among the arguments the fast path
+ * evaluated, and how many arguments it leaves to the careful path
+ * outright (NaN, infinities, domain errors, ...).  The first differences
+ * are listed.  Exit status 1 if any result differs.
+ *
+ * With no FUNC, all of them.  OpenMP threads share the work.  CTest runs
+ * it with a --step (test math_fast); the record of full runs is in
+ * profiles/math/README.md.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <duo/math.h>
+
+#define SHOW_MAX 8
+
+typedef struct stats {
+    uint64_t n, differ, fallback, outside;
+} stats;
+
+static uint32_t bits_of(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One function's loop, with the three calls inlined: NEW(x) is the
+ * function, CR(x) its careful path, FAST(x, &y) its fast path (1:
+ * decided, 0: rounding test failed, -1: not for the fast path). */
+#define FV_DEFINE(name, NEW, CR, FAST)                                     \
+    static stats fv_##name(uint64_t from, uint64_t to, uint64_t step)      \
+    {                                                                      \
+        stats t = {0, 0, 0, 0};                                            \
+        int64_t count = (int64_t)((to - from) / step) + 1;                 \
+        int shown = 0;                                                     \
+        _Pragma("omp parallel")                                            \
+        {                                                                  \
+            stats s = {0, 0, 0, 0};                                        \
+            _Pragma("omp for schedule(dynamic, 65536)")                    \
+            for (int64_t k = 0; k < count; ++k) {                          \
+                float x = float_of((uint32_t)(from + (uint64_t)k * step)); \
+                float y;                                                   \
+                int f = FAST(x, &y); /* for the counts */                  \
+                float got = NEW(x), want = CR(x);                          \
+                ++s.n;                                                     \
+                s.fallback += f == 0;                                      \
+                s.outside += f < 0;                                        \
+                if (bits_of(got) != bits_of(want)) {                       \
+                    ++s.differ;                                            \
+                    _Pragma("omp critical(show)")                          \
+                    if (shown < SHOW_MAX) {                                \
+                        ++shown;                                           \
+                        printf("  %s(%a) [0x%08" PRIx32 "]: fast path %a " \
+                               "[0x%08" PRIx32 "], careful path %a "       \
+                               "[0x%08" PRIx32 "]\n", #name, x,            \
+                               bits_of(x), got, bits_of(got), want,        \
+                               bits_of(want));                             \
+                    }                                                      \
+                }                                                          \
+            }                                                              \
+            _Pragma("omp critical(total)")                                 \
+            {                                                              \
+                t.n += s.n;                                                \
+                t.differ += s.differ;                                      \
+                t.fallback += s.fallback;                                  \
+                t.outside += s.outside;                                    \
+            }                                                              \
+        }                                                                  \
+        return t;                                                          \
+    }
+
+static int fast_logf(float x, float *y) { return duo_m_logf_fast_(x, 0, y); }
+static int fast_log2f(float x, float *y) { return duo_m_logf_fast_(x, 2, y); }
+static int fast_log10f(float x, float *y)
+{
+    return duo_m_logf_fast_(x, 10, y);
+}
+
+FV_DEFINE(logf, duo_logf, duo_m_logf_cr_, fast_logf)
+FV_DEFINE(log2f, duo_log2f, duo_m_log2f_cr_, fast_log2f)
+FV_DEFINE(log10f, duo_log10f, duo_m_log10f_cr_, fast_log10f)
+
+typedef struct fv_func {
+    const char *name;
+    stats (*run)(uint64_t from, uint64_t to, uint64_t step);
+} fv_func;
+
+static const fv_func fv_funcs[] = {
+    {"logf", fv_logf},
+    {"log2f", fv_log2f},
+    {"log10f", fv_log10f},
+};
+#define FV_COUNT (int)(sizeof fv_funcs / sizeof fv_funcs[0])
+
+static int usage(const char *msg)
+{
+    fprintf(stderr, "math-fast-vs-cr: %s\nusage: math-fast-vs-cr [--from "
+                    "HEX] [--to HEX] [--step N] [FUNC...]\nfunctions:",
+            msg);
+    for (int f = 0; f < FV_COUNT; ++f)
+        fprintf(stderr, " %s", fv_funcs[f].name);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t from = 0, to = 0xffffffffu, step = 1;
+    int want[FV_COUNT], any = 0;
+    memset(want, 0, sizeof want);
+    for (int a = 1; a < argc; ++a) {
+        if (!strcmp(argv[a], "--from") || !strcmp(argv[a], "--to") ||
+            !strcmp(argv[a], "--step")) {
+            if (a + 1 >= argc)
+                return usage("an option needs a value");
+            int base = strcmp(argv[a], "--step") ? 16 : 0;
+            char *end;
+            unsigned long long v = strtoull(argv[a + 1], &end, base);
+            if (*end || end == argv[a + 1] || v > 0xffffffffu ||
+                (base == 0 && v == 0))
+                return usage("--from/--to take a 32-bit hex pattern, "
+                             "--step a count from 1");
+            if (!strcmp(argv[a], "--from"))
+                from = v;
+            else if (!strcmp(argv[a], "--to"))
+                to = v;
+            else
+                step = v;
+            ++a;
+        } else {
+            int f = 0;
+            while (f < FV_COUNT && strcmp(argv[a], fv_funcs[f].name))
+                ++f;
+            if (f == FV_COUNT)
+                return usage("unknown function");
+            want[f] = any = 1;
+        }
+    }
+    if (from > to)
+        return usage("--from is above --to");
+    printf("math-fast-vs-cr: arguments 0x%08" PRIx64 "..0x%08" PRIx64
+           " step %" PRIu64 "\n", from, to, step);
+    int failed = 0;
+    for (int f = 0; f < FV_COUNT; ++f) {
+        if (any && !want[f])
+            continue;
+        double t0 = now();
+        stats s = fv_funcs[f].run(from, to, step);
+        uint64_t evaluated = s.n - s.outside;
+        printf("%-12s %11" PRIu64 " arguments  %6" PRIu64 " differ  "
+               "fallback %" PRIu64 " of %" PRIu64 " evaluated (%.3g)  "
+               "%" PRIu64 " outside  %7.1f s\n", fv_funcs[f].name, s.n,
+               s.differ, s.fallback, evaluated,
+               evaluated ? (double)s.fallback / (double)evaluated : 0.0,
+               s.outside, now() - t0);
+        fflush(stdout);
+        failed |= s.differ != 0;
+    }
+    return failed;
+}
