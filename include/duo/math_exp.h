@@ -9,6 +9,19 @@
  * 2^-65 relative).  The result is a pair hi + lo with relative error
  * below 2^-58, rounded once to float (duo_m_dd_to_float_); the
  * exhaustive check (tests/math/exhaustive.c) confirms every input.
+ *
+ * expf and exp2f first try a fast path (duo_m_expf_fast_): the same
+ * reduction and table in plain double, e^r - 1 (2^r - 1) by its Taylor
+ * polynomial of degree 4, and 2^(j/64) (1 + p) in one fma; error below
+ * 2^-44.3 of the result (bound at duo_m_expf_fast_), so below 2^8.7
+ * units in the last place of the double result y.  When y's bits below
+ * float precision are more than 2^10 units from a float midpoint
+ * (duo_m_round_ok_, math_core.h), y rounds to the correctly rounded
+ * float.  Otherwise (about 2^-18 of the arguments), and for NaN and
+ * |x| near or beyond where e^x leaves float's normal range, the careful
+ * path above decides: duo_m_expf_cr_ and duo_m_exp2f_cr_, which were
+ * expf and exp2f before the fast path, so the bits are theirs.  math-fast-vs-cr
+ * (tests/math/fast_vs_cr.c) compares the two on all 2^32 floats.
  */
 #ifndef DUO_MATH_EXP_H
 #define DUO_MATH_EXP_H
@@ -74,7 +87,9 @@ DUO_DEVICE void duo_m_expm1_dd_(double x, double *hi, double *lo)
     *lo = e + l;
 }
 
-DUO_DEVICE float duo_expf(float x)
+/* The careful paths of expf and exp2f: e^x and 2^x as pairs of doubles
+ * (relative error below 2^-58), rounded once to float. */
+DUO_DEVICE float duo_m_expf_cr_(float x)
 {
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
@@ -87,7 +102,7 @@ DUO_DEVICE float duo_expf(float x)
     return duo_m_dd_to_float_(hi, lo);
 }
 
-DUO_DEVICE float duo_exp2f(float x)
+DUO_DEVICE float duo_m_exp2f_cr_(float x)
 {
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
@@ -111,6 +126,75 @@ DUO_DEVICE float duo_exp2f(float x)
     double hi, lo;
     duo_m_exp_scale_(kd, p, &hi, &lo);
     return duo_m_dd_to_float_(hi, lo);
+}
+
+/* The fast path of expf (base 0) and exp2f (base 2): 1 and the correctly
+ * rounded *out, 0 when the rounding test fails, -1 when x is not for
+ * the fast path (NaN, or |x| above 87.33 / 126, which includes every
+ * x whose e^x / 2^x is not a normal float); on 0 and -1 the careful
+ * path decides.
+ *
+ * expf: k = round(64 x / log 2) (the shift rounds: the low bits of
+ * z = 64 x / log 2 + 1.5 2^52 are k), r = x - k L in one fma, L =
+ * log(2)/64 rounded (2^-61.3 off): r is within 2^-53 |r| + |k| 2^-61.3
+ * < 2^-60.5 + 2^-48.3 of x - k log(2)/64 (|k| < 2^13), |r| < 2^-7.5.
+ * exp2f: x = k/64 + r exactly, |r| <= 2^-7, and the polynomial takes
+ * r log 2 (coefficients DUO_M_EXP2_C*).  With j = k mod 64, E =
+ * (k - j)/64, T = 2^(j/64) rounded (2^-53 relative): p = r + r^2 (1/2 +
+ * r/6 + r^2/24) (2^r - 1 likewise), truncation below 2^-44.5 (r^5/120
+ * and what follows), the roundings of the evaluation below 2^-59; y =
+ * fma(T, p, T), one more rounding (2^-53).  With r's error (e^r moves
+ * by as much, relatively: 2^-48.2) y is within 2^-44.3 |y|
+ * of 2^-E e^x (2^-E 2^x), 2^8.7 units of y's last place; the test
+ * allows 2^10.  Then 2^E y (E added to y's exponent, exact: the result
+ * is a normal float) rounds to float correctly. */
+DUO_DEVICE int duo_m_expf_fast_(float x, int base, float *out)
+{
+    const double shift = 0x1.8p52; /* rounds to an integer */
+    double xd = (double)x;
+    uint32_t ax = duo_bits_from_f32_(x) & 0x7fffffffu;
+    double z, kd, r, q;
+    if (base == 0) {
+        if (ax > 0x42aea8f6u) /* 87.33 */
+            return -1; /* NaN, or not certainly a normal float */
+        z = duo_m_fma_(xd, DUO_M_64_LN2, shift);
+        kd = z - shift;
+        r = duo_m_fma_(-kd, 0x1.62e42fefa39efp-7, xd); /* log(2)/64 */
+        q = duo_m_fma_(duo_m_mul_(r, r), 1.0 / 24,
+                       duo_m_fma_(r, 1.0 / 6, 0.5));
+        q = duo_m_fma_(duo_m_mul_(r, r), q, r);
+    } else {
+        if (ax > 0x42fc0000u) /* 126 */
+            return -1;
+        z = duo_m_fma_(xd, 64.0, shift);
+        kd = z - shift;
+        r = duo_m_fma_(kd, -1.0 / 64, xd);
+        q = duo_m_fma_(duo_m_mul_(r, r), DUO_M_EXP2_C4,
+                       duo_m_fma_(r, DUO_M_EXP2_C3, DUO_M_EXP2_C2));
+        q = duo_m_fma_(duo_m_mul_(r, r), q, duo_m_mul_(r, DUO_M_EXP2_C1));
+    }
+    /* k = kb mod 2^18 (|k| < 2^14); (k - j) / 64 is E, and (kb - j) << 46
+     * is E << 52 modulo 2^64. */
+    uint64_t kb = duo_bits_from_f64_(z);
+    uint64_t j = kb & 63u;
+    double T = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
+    double y = duo_m_fma_(T, q, T);
+    if (!duo_m_round_ok_(y, 1024))
+        return 0;
+    *out = (float)duo_f64_from_bits_(duo_bits_from_f64_(y) + ((kb - j) << 46));
+    return 1;
+}
+
+DUO_DEVICE float duo_expf(float x)
+{
+    float y;
+    return duo_m_expf_fast_(x, 0, &y) > 0 ? y : duo_m_expf_cr_(x);
+}
+
+DUO_DEVICE float duo_exp2f(float x)
+{
+    float y;
+    return duo_m_expf_fast_(x, 2, &y) > 0 ? y : duo_m_exp2f_cr_(x);
 }
 
 DUO_DEVICE float duo_expm1f(float x)

@@ -4,7 +4,7 @@
  *
  *   math-fast-vs-cr [--from HEX] [--to HEX] [--step N] [FUNC...]
  *
- * Each function with a fast path (math_log.h, ...) first
+ * Each function with a fast path (math_log.h, math_exp.h, ...) first
  * evaluates in plain double and rounds only when a rounding test says
  * the result is the correctly rounded float; otherwise it returns what
  * its careful path (duo_m_<name>_cr_, the function as it was before the
@@ -103,6 +103,8 @@ static double now(void)
         return t;                                                          \
     }
 
+static int fast_expf(float x, float *y) { return duo_m_expf_fast_(x, 0, y); }
+static int fast_exp2f(float x, float *y) { return duo_m_expf_fast_(x, 2, y); }
 static int fast_logf(float x, float *y) { return duo_m_logf_fast_(x, 0, y); }
 static int fast_log2f(float x, float *y) { return duo_m_logf_fast_(x, 2, y); }
 static int fast_log10f(float x, float *y)
@@ -110,6 +112,8 @@ static int fast_log10f(float x, float *y)
     return duo_m_logf_fast_(x, 10, y);
 }
 
+FV_DEFINE(expf, duo_expf, duo_m_expf_cr_, fast_expf)
+FV_DEFINE(exp2f, duo_exp2f, duo_m_exp2f_cr_, fast_exp2f)
 FV_DEFINE(logf, duo_logf, duo_m_logf_cr_, fast_logf)
 FV_DEFINE(log2f, duo_log2f, duo_m_log2f_cr_, fast_log2f)
 FV_DEFINE(log10f, duo_log10f, duo_m_log10f_cr_, fast_log10f)
@@ -120,6 +124,8 @@ typedef struct fv_func {
 } fv_func;
 
 static const fv_func fv_funcs[] = {
+    {"expf", fv_expf},
+    {"exp2f", fv_exp2f},
     {"logf", fv_logf},
     {"log2f", fv_log2f},
     {"log10f", fv_log10f},
