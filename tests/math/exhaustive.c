@@ -32,6 +32,7 @@
 #endif
 
 #include "math_funcs.h"
+#include "math_pairs.h"
 #include "math_ref.h"
 
 #define SHOW_MAX 8
@@ -67,25 +68,6 @@ static uint32_t ulps_between(float a, float b)
         ib = -(ib & 0x7fffffff);
     int64_t d = ia > ib ? ia - ib : ib - ia;
     return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-}
-
-/* Pair number i: a splitmix64 draw; every other pair takes y's exponent
- * near x's, where atan2 and hypot do their most delicate work. */
-static void pair_of(uint64_t i, float *x, float *y)
-{
-    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    uint32_t a = (uint32_t)z, b = (uint32_t)(z >> 32);
-    if (i & 1) {
-        uint32_t ea = (a >> 23) & 0xff;
-        int eb = (int)ea + (int)((b >> 23) & 31) - 16;
-        eb = eb < 0 ? 0 : eb > 254 ? 254 : eb;
-        b = (b & 0x807fffffu) | ((uint32_t)eb << 23);
-    }
-    *x = float_of(a);
-    *y = float_of(b);
 }
 
 /* powf's pair i: bit patterns make mostly NaN, inf and 0, so three in

@@ -12,7 +12,10 @@
  * runs both over the argument bit patterns --from..--to (all 2^32 by
  * default; every N-th one with --step N) and counts the arguments whose
  * results differ in any bit (NaN payloads and the sign of zero
- * included).  It also counts how often the fast path's rounding test
+ * included); for hypotf, whose 2^64 argument pairs are out of reach,
+ * the numbers --from..--to pick pairs of math-exhaustive's sample
+ * (math_pairs.h: pseudo-random, half with nearby exponents) instead, so
+ * a full run compares 2^32 pairs.  It also counts how often the fast path's rounding test
  * failed (the fallback rate) among the arguments the fast path
  * evaluated, and how many arguments it leaves to the careful path
  * outright (NaN, infinities, domain errors, ...).  The first differences
@@ -30,6 +33,8 @@
 #include <time.h>
 
 #include <duo/math.h>
+
+#include "math_pairs.h"
 
 #define SHOW_MAX 8
 
@@ -61,7 +66,9 @@ static double now(void)
 /* One function's loop, with the three calls inlined: NEW(x) is the
  * function, CR(x) its careful path, FAST(x, &y) its fast path (1:
  * decided, 0: rounding test failed, -1: not for the fast path). */
-#define FV_DEFINE(name, NEW, CR, FAST)                                     \
+#define FV_DEFINE(name, NEW, CR, FAST) FV_DEFINE_(name, NEW, CR, FAST, 0)
+#define FV_DEFINE2(name, NEW, CR, FAST) FV_DEFINE_(name, NEW, CR, FAST, 1)
+#define FV_DEFINE_(name, NEW, CR, FAST, TWO)                               \
     static stats fv_##name(uint64_t from, uint64_t to, uint64_t step)      \
     {                                                                      \
         stats t = {0, 0, 0, 0};                                            \
@@ -72,10 +79,12 @@ static double now(void)
             stats s = {0, 0, 0, 0};                                        \
             _Pragma("omp for schedule(dynamic, 65536)")                    \
             for (int64_t k = 0; k < count; ++k) {                          \
-                float x = float_of((uint32_t)(from + (uint64_t)k * step)); \
-                float y;                                                   \
-                int f = FAST(x, &y); /* for the counts */                  \
-                float got = NEW(x), want = CR(x);                          \
+                uint64_t i = from + (uint64_t)k * step;                    \
+                float x = float_of((uint32_t)i), x2 = 0.0f, y;             \
+                if (TWO)                                                   \
+                    pair_of(i, &x, &x2);                                   \
+                int f = FAST(x, x2, &y); /* for the counts */              \
+                float got = NEW(x, x2), want = CR(x, x2);                  \
                 ++s.n;                                                     \
                 s.fallback += f == 0;                                      \
                 s.outside += f < 0;                                        \
@@ -84,11 +93,11 @@ static double now(void)
                     _Pragma("omp critical(show)")                          \
                     if (shown < SHOW_MAX) {                                \
                         ++shown;                                           \
-                        printf("  %s(%a) [0x%08" PRIx32 "]: fast path %a " \
-                               "[0x%08" PRIx32 "], careful path %a "       \
-                               "[0x%08" PRIx32 "]\n", #name, x,            \
-                               bits_of(x), got, bits_of(got), want,        \
-                               bits_of(want));                             \
+                        printf("  %s(%a, %a) [0x%08" PRIx32 ", 0x%08"   \
+                               PRIx32 "]: fast path %a [0x%08" PRIx32      \
+                               "], careful path %a [0x%08" PRIx32 "]\n",   \
+                               #name, x, x2, bits_of(x), bits_of(x2), got, \
+                               bits_of(got), want, bits_of(want));         \
                     }                                                      \
                 }                                                          \
             }                                                              \
@@ -103,20 +112,41 @@ static double now(void)
         return t;                                                          \
     }
 
-static int fast_expf(float x, float *y) { return duo_m_expf_fast_(x, 0, y); }
-static int fast_exp2f(float x, float *y) { return duo_m_expf_fast_(x, 2, y); }
-static int fast_logf(float x, float *y) { return duo_m_logf_fast_(x, 0, y); }
-static int fast_log2f(float x, float *y) { return duo_m_logf_fast_(x, 2, y); }
-static int fast_log10f(float x, float *y)
-{
-    return duo_m_logf_fast_(x, 10, y);
-}
+/* Every function as f(x, x2), x2 unused by the one-argument ones. */
+#define FV_1(name, expr)                                                   \
+    static float name(float x, float x2)                                   \
+    {                                                                      \
+        (void)x2;                                                          \
+        return expr;                                                       \
+    }
+#define FV_FAST1(name, expr)                                               \
+    static int name(float x, float x2, float *y)                           \
+    {                                                                      \
+        (void)x2;                                                          \
+        return expr;                                                       \
+    }
+FV_1(new_expf, duo_expf(x))
+FV_1(cr_expf, duo_m_expf_cr_(x))
+FV_FAST1(fast_expf, duo_m_expf_fast_(x, 0, y))
+FV_1(new_exp2f, duo_exp2f(x))
+FV_1(cr_exp2f, duo_m_exp2f_cr_(x))
+FV_FAST1(fast_exp2f, duo_m_expf_fast_(x, 2, y))
+FV_1(new_logf, duo_logf(x))
+FV_1(cr_logf, duo_m_logf_cr_(x))
+FV_FAST1(fast_logf, duo_m_logf_fast_(x, 0, y))
+FV_1(new_log2f, duo_log2f(x))
+FV_1(cr_log2f, duo_m_log2f_cr_(x))
+FV_FAST1(fast_log2f, duo_m_logf_fast_(x, 2, y))
+FV_1(new_log10f, duo_log10f(x))
+FV_1(cr_log10f, duo_m_log10f_cr_(x))
+FV_FAST1(fast_log10f, duo_m_logf_fast_(x, 10, y))
 
-FV_DEFINE(expf, duo_expf, duo_m_expf_cr_, fast_expf)
-FV_DEFINE(exp2f, duo_exp2f, duo_m_exp2f_cr_, fast_exp2f)
-FV_DEFINE(logf, duo_logf, duo_m_logf_cr_, fast_logf)
-FV_DEFINE(log2f, duo_log2f, duo_m_log2f_cr_, fast_log2f)
-FV_DEFINE(log10f, duo_log10f, duo_m_log10f_cr_, fast_log10f)
+FV_DEFINE(expf, new_expf, cr_expf, fast_expf)
+FV_DEFINE(exp2f, new_exp2f, cr_exp2f, fast_exp2f)
+FV_DEFINE(logf, new_logf, cr_logf, fast_logf)
+FV_DEFINE(log2f, new_log2f, cr_log2f, fast_log2f)
+FV_DEFINE(log10f, new_log10f, cr_log10f, fast_log10f)
+FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
 typedef struct fv_func {
     const char *name;
@@ -129,6 +159,7 @@ static const fv_func fv_funcs[] = {
     {"logf", fv_logf},
     {"log2f", fv_log2f},
     {"log10f", fv_log10f},
+    {"hypotf", fv_hypotf},
 };
 #define FV_COUNT (int)(sizeof fv_funcs / sizeof fv_funcs[0])
 
