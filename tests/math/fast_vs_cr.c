@@ -141,11 +141,16 @@ FV_1(new_log10f, duo_log10f(x))
 FV_1(cr_log10f, duo_m_log10f_cr_(x))
 FV_FAST1(fast_log10f, duo_m_logf_fast_(x, 10, y))
 
+FV_1(new_cbrtf, duo_cbrtf(x))
+FV_1(cr_cbrtf, duo_m_cbrtf_cr_(x))
+FV_FAST1(fast_cbrtf, duo_m_cbrtf_fast_(x, y))
+
 FV_DEFINE(expf, new_expf, cr_expf, fast_expf)
 FV_DEFINE(exp2f, new_exp2f, cr_exp2f, fast_exp2f)
 FV_DEFINE(logf, new_logf, cr_logf, fast_logf)
 FV_DEFINE(log2f, new_log2f, cr_log2f, fast_log2f)
 FV_DEFINE(log10f, new_log10f, cr_log10f, fast_log10f)
+FV_DEFINE(cbrtf, new_cbrtf, cr_cbrtf, fast_cbrtf)
 FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
 typedef struct fv_func {
@@ -159,6 +164,7 @@ static const fv_func fv_funcs[] = {
     {"logf", fv_logf},
     {"log2f", fv_log2f},
     {"log10f", fv_log10f},
+    {"cbrtf", fv_cbrtf},
     {"hypotf", fv_hypotf},
 };
 #define FV_COUNT (int)(sizeof fv_funcs / sizeof fv_funcs[0])
