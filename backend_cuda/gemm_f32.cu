@@ -420,9 +420,24 @@ static __device__ __forceinline__ void store_c4(float *c, const float (&v)[4],
     }
 }
 
+/* The k tail of B's last slab ([k][n] rows rem..BK-1) set to -0.  The
+ * copies filled it (and A's) with +0, and the slab loop still runs those
+ * k: a step fmaf(+0, +0, acc) would turn an acc of -0 (a chain of
+ * products that underflowed to -0) into +0, where the order stops at K.
+ * With B -0 each such product is -0, and acc + -0 is acc for every acc,
+ * -0 included. */
+template <class CFG>
+static __device__ __forceinline__ void neg_zero_k_tail(float *slab, int rem)
+{
+    for (int e = (int)threadIdx.x; e < (CFG::BK - rem) * CFG::BN;
+         e += CFG::THREADS)
+        slab[(rem + e / CFG::BN) * CFG::LDB + e % CFG::BN] = -0.0f;
+}
+
 /* Every shape computes each element of C the same way: acc = 0, then
  * acc = fmaf(op(A)(i,p), op(B)(p,j), acc) for p = 0, 1, ..., K - 1 in
- * order (the zeros past K in the last slab leave acc as it is), then
+ * order (past K the last slab holds +0 in A and -0 in B, whose products
+ * leave acc as it is: see neg_zero_k_tail), then
  * alpha * acc and, when beta != 0, fmaf(beta, C, alpha * acc).  So the
  * shape changes the speed, never the bits. */
 template <class CFG, bool TA, bool TB, bool VEC>
@@ -512,6 +527,11 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
             lb.issue(ahead % CFG::STAGES, inside_b && ahead < whole_slabs);
         }
         cp_async_commit();
+        if (s == slabs - 1 && k % CFG::BK != 0) {
+            neg_zero_k_tail<CFG>(sb + (s % CFG::STAGES) * CFG::SLAB_B,
+                                 k % CFG::BK);
+            __syncthreads();
+        }
 
 #pragma unroll 1
         for (int q = 0; q < kParts; ++q) {
