@@ -488,11 +488,24 @@ static void test_errors(size_t es)
  * with DUO_GEMM_F64=tensor (FP64 tensor cores) promise none. */
 static int is_cuda(void) { return strcmp(duo_backend_name(), "cuda") == 0; }
 
+/* Whether f64 products on the FP64 tensor cores follow the order: yes
+ * on compute capability 9.x, whose DMMA steps are fma chains over k
+ * (profiles/dmma/); elsewhere DUO_GEMM_F64=tensor promises no bits.  The
+ * FP64 units (DUO_GEMM_F64=fma) follow it on every GPU. */
+static int tensor_cores_chain(void)
+{
+    const char *f64 = getenv("DUO_GEMM_F64");
+    if (f64 == NULL || strcmp(f64, "tensor") != 0)
+        return 1;
+    duo_device_info info;
+    return duo_device_info_get(&info) == DUO_SUCCESS &&
+           info.compute_major == 9;
+}
+
 static size_t order_kblock(size_t es, size_t m, size_t n, size_t k)
 {
     if (is_cuda()) {
-        const char *f64 = getenv("DUO_GEMM_F64");
-        if (es == 8 && f64 != NULL && strcmp(f64, "tensor") == 0)
+        if (es == 8 && !tensor_cores_chain())
             return 0;
     } else {
 #if !defined(__FMA__) && !defined(__aarch64__)
@@ -668,6 +681,88 @@ static void test_order(size_t es)
     }
     printf("%s order: %ld cases bit-exact, %ld of them in k blocks\n",
            fname(es), cases, blocked);
+    test_set_context("%s", "");
+}
+
+/* Products that all underflow to -0: A negative and B positive, both so
+ * small that every product rounds to -0, so each chain stays -0 from
+ * its first step.  The order's C is then -0 (C0 is -0 where beta is
+ * read); a kernel that runs padded steps fma(+0, +0, acc) past the end
+ * of k, or starts a chain that is not the order's, returns +0.  K of 1
+ * to 47 covers k tails of every length below the kernels' k slabs and
+ * mma steps (8 and 16). */
+static void test_order_underflow(size_t es)
+{
+    const size_t ks[] = {1, 3, 5, 8, 9, 15, 16, 17, 24, 31, 33, 47};
+    const size_t m = 19, n = 13;
+    const double tiny = es == 4 ? 0x1p-80 : 0x1p-600;
+    const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
+    long cases = 0;
+    for (size_t q = 0; q < sizeof ks / sizeof ks[0]; ++q)
+        for (int x = 0; x < 2; ++x)
+            for (int y = 0; y < 2; ++y)
+                for (int pb = 0; pb < 2; ++pb) {
+                    const size_t k = ks[q];
+                    const size_t kb = order_kblock(es, m, n, k);
+                    if (kb == 0)
+                        continue;
+                    const duo_transpose ta = tr[x], tb = tr[y];
+                    const double alpha = 1.5, beta = pb ? 0.5 : 0.0;
+                    size_t ar, ac, br, bc;
+                    stored(ta, m, k, &ar, &ac);
+                    stored(tb, k, n, &br, &bc);
+                    void *ha = test_xmalloc(ar * ac * es);
+                    void *hb = test_xmalloc(br * bc * es);
+                    /* magnitudes in [tiny, 2 tiny) */
+                    for (size_t i = 0; i < ar * ac; ++i)
+                        set(ha, es, i,
+                            -tiny * (1.5 + test_rng_uniform(&rng) / 2));
+                    for (size_t i = 0; i < br * bc; ++i)
+                        set(hb, es, i,
+                            tiny * (1.5 + test_rng_uniform(&rng) / 2));
+                    void *h0 = c_before(es, m, n, beta);
+                    if (beta != 0.0)
+                        for (size_t i = 0; i < m * n; ++i)
+                            set(h0, es, i, -0.0);
+                    void *hc = test_xmalloc(m * n * es);
+                    void *da = dev_copy(ha, ar * ac * es);
+                    void *db = dev_copy(hb, br * bc * es);
+                    void *dc = dev_copy(h0, m * n * es);
+                    test_set_context("%s underflow to -0 %s%s m=%zu n=%zu "
+                                     "k=%zu beta=%g", fname(es),
+                                     x ? "T" : "N", y ? "T" : "N", m, n, k,
+                                     beta);
+                    if (CHECK_OK(gemm(es, ta, tb, m, n, k, alpha, da, ac, db,
+                                      bc, beta, dc, n))) {
+                        test_to_host(hc, dc, m * n * es);
+                        size_t bad = 0, negative_zeros = 0;
+                        for (size_t i = 0; i < m; ++i)
+                            for (size_t j = 0; j < n; ++j) {
+                                check_order_at(es, hc, n, ha, ac, ta, hb, bc,
+                                               tb, i, j, k, kb, alpha, beta,
+                                               h0, &bad);
+                                negative_zeros +=
+                                    get(hc, es, i * n + j) == 0 &&
+                                    signbit(get(hc, es, i * n + j));
+                            }
+                        CHECK_MSG(bad == 0, "%zu of %zu elements differ "
+                                  "from the promised order", bad, m * n);
+                        /* Else the case tests nothing: the order gives -0. */
+                        CHECK_MSG(negative_zeros == m * n || bad != 0,
+                                  "%zu of %zu elements are -0",
+                                  negative_zeros, m * n);
+                        ++cases;
+                    }
+                    CHECK_OK(duo_free(da));
+                    CHECK_OK(duo_free(db));
+                    CHECK_OK(duo_free(dc));
+                    free(ha);
+                    free(hb);
+                    free(h0);
+                    free(hc);
+                }
+    printf("%s order, products underflowing to -0: %ld cases bit-exact\n",
+           fname(es), cases);
     test_set_context("%s", "");
 }
 
@@ -1112,6 +1207,7 @@ int main(int argc, char **argv)
         test_special(es);
         test_shapes(es);
         test_order(es);
+        test_order_underflow(es);
         test_order_large(es);
         test_tile_shapes(es);
     }
