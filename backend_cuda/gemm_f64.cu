@@ -1,15 +1,18 @@
 /*
  * gemm_f64.cu - the f64 tile kernel of duo_gemm_f64 on the FP64 tensor
  * cores, its block shapes (with the speeds that gemm.cu's model times
- * them by) and their launches: the kernel that DUO_GEMM_F64=tensor
- * chooses.  The default f64 kernel is gemm_f64_fma.cu (DFMA), which sums
- * in the CPU backends' order; this one does not (see below), so its
- * results differ from the CPU's in the last bits, but it is about twice
- * as fast on Hopper.  The tile scheme that the kernels share is
- * described in gemm_tiles.cuh; here is what is particular to this one.
+ * them by) and their launches: the default f64 kernel on compute
+ * capability 9.x (and wherever DUO_GEMM_F64=tensor), about twice as fast
+ * on Hopper as gemm_f64_fma.cu (DFMA), the default elsewhere.  Both sum
+ * in the CPU backends' order (see below).  The tile scheme that the
+ * kernels share is described in gemm_tiles.cuh; here is what is
+ * particular to this one.
  *
- * FP64 tensor cores (DMMA), whose products and sums are IEEE double (not
- * a reduced precision), at twice the rate of DFMA on Hopper.  mma.sync
+ * FP64 tensor cores (DMMA), at twice the rate of DFMA on Hopper.  On
+ * sm_90 an mma's steps are fma chains: each element of D is
+ * fma(a_7, b_7, ... fma(a_0, b_0, c)), k in order, each step rounded,
+ * for every input probed (profiles/dmma/: 3.1 million elements, with
+ * cancellation, subnormals and signed zeros).  mma.sync
  * m16n8k8 (one DMMA.16x8x8 on sm_90; four m8n8k4 in the sm_80 PTX).
  * k-slab of 16, in a ring of 4 (3 for NT, see kStagesF64).  The slabs
  * keep the stored layout ([m][k] or [k][m]), with rows padded by 4
@@ -194,16 +197,28 @@ static __device__ __forceinline__ void store_c2(double *c, double v0,
         double2 out = make_double2(v0, v1);
         if (beta != 0.0) {
             const double2 old = *reinterpret_cast<const double2 *>(c);
-            out.x = fma(beta, old.x, out.x);
-            out.y = fma(beta, old.y, out.y);
+            out.x = __fma_rn(beta, old.x, out.x);
+            out.y = __fma_rn(beta, old.y, out.y);
         }
         *reinterpret_cast<double2 *>(c) = out;
     } else {
         if (left > 0)
-            c[0] = beta != 0.0 ? fma(beta, c[0], v0) : v0;
+            c[0] = beta != 0.0 ? __fma_rn(beta, c[0], v0) : v0;
         if (left > 1)
-            c[1] = beta != 0.0 ? fma(beta, c[1], v1) : v1;
+            c[1] = beta != 0.0 ? __fma_rn(beta, c[1], v1) : v1;
     }
+}
+
+/* The k tail of B's last slab, k = rem..15 of every column, set to -0.
+ * The copies filled it (and A's) with +0, and the mma still runs those
+ * k: a step fma(+0, +0, acc) would turn an acc of -0 into +0, where the
+ * order stops at k.  With B -0 each such product is -0, and acc + -0 is
+ * acc for every acc, -0 included: the padded steps change nothing. */
+template <bool KCONTIG, int MN, int NT>
+static __device__ __forceinline__ void neg_zero_k_tail(double *slab, int rem)
+{
+    for (int e = (int)threadIdx.x; e < (kBkF64 - rem) * MN; e += NT)
+        slab[at_f64<KCONTIG, MN>(e % MN, rem + e / MN)] = -0.0;
 }
 
 /* Every shape computes each element of C the same way: the same mma
@@ -212,8 +227,11 @@ static __device__ __forceinline__ void store_c2(double *c, double v0,
  * multiples of 16 rows and 8 columns), then alpha * acc and fma(beta, C,
  * alpha * acc); split over k (gemm_split.cu), each k part so from zero,
  * the parts then added to C in order.  So the shape changes the speed,
- * never the bits; but an mma's sum of 8 products is not the CPU's chain
- * of 8 fmas, so the bits are not the CPU backends'. */
+ * never the bits; and since an mma on sm_90 is a chain of fmas over its
+ * k, acc is the chain of src/gemm_order.h from acc = 0 (the k tail
+ * padded so that it changes nothing: neg_zero_k_tail), and C has the CPU
+ * backends' bits (test_gemm holds it to them).  Other GPUs' mma was not
+ * probed. */
 template <class CFG, bool TA, bool TB, bool VEC>
 static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
     gemm_f64_kernel(const GemmParams<double> p)
@@ -282,7 +300,11 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
         cp_async_commit();
 
         const double *xa = sa + (s % kStages) * kSlabF64<KA, BM>;
-        const double *xb = sb + (s % kStages) * kSlabF64<KB, BN>;
+        double *xb = sb + (s % kStages) * kSlabF64<KB, BN>;
+        if (s == slabs - 1 && k % kBkF64 != 0) {
+            neg_zero_k_tail<KB, BN, CFG::THREADS>(xb, k % kBkF64);
+            __syncthreads();
+        }
 #pragma unroll
         for (int kk = 0; kk < kBkF64; kk += 8) {
             double af[MI][4], bf[NJ][2];
@@ -319,9 +341,9 @@ static __global__ void __launch_bounds__(CFG::THREADS, CFG::MIN_BLOCKS)
 #pragma unroll
             for (int j = 0; j < NJ; ++j) {
                 const int col = n0 + wn + j * 8 + 2 * t;
-                store_c2(crow + col, p.alpha * acc[i][j][2 * h],
-                         p.alpha * acc[i][j][2 * h + 1], p.n - col, p.beta,
-                         p.vec_c);
+                store_c2(crow + col, __dmul_rn(p.alpha, acc[i][j][2 * h]),
+                         __dmul_rn(p.alpha, acc[i][j][2 * h + 1]), p.n - col,
+                         p.beta, p.vec_c);
             }
         }
 }
