@@ -5,8 +5,8 @@
  * call and chooses how to multiply; the files that multiply are listed
  * in gemm_common.cuh.
  *
- * The multiply kernels (gemm_f32.cu; for f64 gemm_f64_fma.cu, or
- * gemm_f64.cu with DUO_GEMM_F64=tensor; their common scheme in
+ * The multiply kernels (gemm_f32.cu; for f64 gemm_f64.cu on the tensor
+ * cores or gemm_f64_fma.cu on the FP64 units; their common scheme in
  * gemm_tiles.cuh) give each block one tile of C.  Large tiles are what
  * make a GEMM compute bound: with 128 x 128 tiles (256 threads) each
  * element brought into shared memory feeds 128 multiply-adds.  Where C
@@ -27,12 +27,14 @@
  * only (gemm_split.cu and duo.h).  Large f32 products with B stored
  * transposed multiply a transposed copy of B instead (gemm_pack.cu).
  *
- * f64 has two kernels.  The default (DUO_GEMM_F64 unset, empty or "fma")
- * runs on the FP64 units, each element one fma chain in the order of
- * gemm_order.h, split or not: the CPU backends' bits.  DUO_GEMM_F64=
- * tensor runs the FP64 tensor cores (DMMA), about twice as fast on
- * Hopper, whose sums never match the CPU's bits; other values are
- * refused.
+ * f64 has two kernels, each element one fma chain in the order of
+ * gemm_order.h, split or not: the CPU backends' bits.  One runs on the
+ * FP64 tensor cores (DMMA, gemm_f64.cu), whose steps are fma chains over
+ * k on compute capability 9.x (profiles/dmma/), about twice as fast as
+ * the other, on the FP64 units (DFMA, gemm_f64_fma.cu).  The default
+ * takes the tensor cores on 9.x and the FP64 units elsewhere (other GPUs'
+ * tensor cores were not probed); DUO_GEMM_F64=fma or tensor forces one,
+ * other values are refused.
  *
  * k == 0 or alpha == 0 only scales C (A and B are not read); beta == 0
  * never reads C, so NaN in C does not propagate.
@@ -189,24 +191,47 @@ static duo_status forced_shape(const char *where, const ShapeInfo *shapes,
                     env, names);
 }
 
-/* DUO_GEMM_F64: unset, empty or "fma" multiplies f64 on the FP64 units
- * (the CPU's order and bits), "tensor" on the FP64 tensor cores
- * (*tensor).  Read on every call, like DUO_GEMM_TILE and DUO_GEMM_PACK;
- * f32 ignores it, but a bad value is refused in both precisions, like
- * theirs. */
+/* Whether this GPU's FP64 tensor-core steps are proven to be the fma
+ * chains of the order: compute capability 9.x, where DMMA.8x8x4 and
+ * DMMA.16x8x8 returned a chain's bits for all 3.1 million elements of
+ * 32768 probe products, subnormal and signed-zero cases included
+ * (profiles/dmma/).
+ * Other GPUs were not probed.  The device is duo's one device, so the
+ * answer is kept. */
+static bool tensor_steps_are_chains()
+{
+    static const bool yes = [] {
+        int device = 0, major = 0;
+        return cudaGetDevice(&device) == cudaSuccess &&
+               cudaDeviceGetAttribute(&major,
+                                      cudaDevAttrComputeCapabilityMajor,
+                                      device) == cudaSuccess &&
+               major == 9;
+    }();
+    return yes;
+}
+
+/* DUO_GEMM_F64 picks the f64 kernel (*tensor: the FP64 tensor cores,
+ * else the FP64 units).  Unset, empty or "auto": the tensor cores where
+ * their steps are the order's chains (tensor_steps_are_chains), which
+ * then gives the CPU's bits about twice as fast, else the FP64 units;
+ * "fma" the FP64 units and "tensor" the tensor cores on every GPU.  Read
+ * on every call, like DUO_GEMM_TILE and DUO_GEMM_PACK; f32 ignores it,
+ * but a bad value is refused in both precisions, like theirs. */
 static duo_status f64_kernel(const char *where, bool *tensor)
 {
     const char *env = getenv("DUO_GEMM_F64");
-    *tensor = false;
-    if (env == NULL || env[0] == '\0' || strcmp(env, "fma") == 0)
-        return DUO_SUCCESS;
-    if (strcmp(env, "tensor") == 0) {
-        *tensor = true;
+    if (env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0) {
+        *tensor = tensor_steps_are_chains();
         return DUO_SUCCESS;
     }
+    *tensor = strcmp(env, "tensor") == 0;
+    if (*tensor || strcmp(env, "fma") == 0)
+        return DUO_SUCCESS;
     return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                    "DUO_GEMM_F64 = \"%s\"; expected fma (the FP64 units, "
-                    "the CPU's bits; the default) or tensor (the FP64 "
+                    "DUO_GEMM_F64 = \"%s\"; expected auto (the default: "
+                    "the tensor cores on compute capability 9.x, else the "
+                    "FP64 units), fma (the FP64 units) or tensor (the FP64 "
                     "tensor cores)",
                     env);
 }

@@ -401,9 +401,10 @@ duo_status duo_graph_destroy(duo_graph graph);    /* NULL is a no-op */
  * backends (built with FMA instructions: x86-64-v3, the default, or
  * aarch64) and CUDA give the same bits for every shape, f32 and f64
  * (sign of a zero result aside).  CUDA splits blocked products over k
- * (too few tiles of C to fill the GPU) and sums f64 with FFMA in this
- * order; DUO_GEMM_F64=tensor (CUDA) opts into the FP64 tensor cores
- * instead: faster, its bits not promised (they agree within rounding).
+ * (too few tiles of C to fill the GPU) and sums f64 in this order on the
+ * FP64 tensor cores of compute capability 9.x GPUs (whose steps are fma
+ * chains), on the FP64 units of others; DUO_GEMM_F64=fma or =tensor
+ * forces one (tensor cores on other GPUs: bits not promised).
  * The CPU backends cut k into cache blocks and carry each chain across
  * them: in C when it is one chain with beta 0, else in a workspace of at
  * most min(M, 1920 T) x N floats or min(M, 1536 T) x N doubles for T

@@ -22,9 +22,10 @@
  * Results are compared bit for bit with that order, computed on the
  * host, for every backend built with FMA (CPU and CUDA, f32 and f64),
  * every element of small products and a sample of large ones (M N >
- * 2^19: one chain over k blocks of the CPU's cache blocking).  CUDA f64
- * with DUO_GEMM_F64=tensor (FP64 tensor cores) promises no bits and is
- * checked against the error bound only.  On CUDA every tile
+ * 2^19: one chain over k blocks of the CPU's cache blocking), and
+ * products whose every term underflows to -0.  CUDA f64 on the FP64
+ * tensor cores is held to the order on compute capability 9.x, and only
+ * to the error bound on other GPUs (DUO_GEMM_F64=tensor there).  On CUDA every tile
  * shape (DUO_GEMM_TILE), f32 with B packed or not (DUO_GEMM_PACK), must
  * give the same bytes as the automatic choice, split products included.
  */
@@ -485,7 +486,7 @@ static void test_errors(size_t es)
  * blocked order (SIZE_MAX: one plain chain), or 0 where it promises no
  * order to the bit.  Every backend follows gemm_order.h; CPU builds
  * without FMA instructions (no one-rounding fma to chain) and CUDA f64
- * with DUO_GEMM_F64=tensor (FP64 tensor cores) promise none. */
+ * forced onto the tensor cores of a GPU not probed promise none. */
 static int is_cuda(void) { return strcmp(duo_backend_name(), "cuda") == 0; }
 
 /* Whether f64 products on the FP64 tensor cores follow the order: yes

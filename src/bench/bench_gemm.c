@@ -2,10 +2,11 @@
  * bench_gemm.c - the gemm group: duo_gemm_f32/f64 against cuBLAS
  * (pedantic fp32) or OpenBLAS, square, odd and tall-skinny shapes and
  * the transposes.  On the GPU each f64 shape is timed twice, both
- * against cuBLAS DGEMM: duo's default kernel (the FP64 units, the CPU's
- * bits), and, in the row "f64 NN tensor" (NT, ...), DUO_GEMM_F64=tensor
- * (the FP64 tensor cores); DUO_GEMM_F64 set beforehand times only the
- * kernel it names.
+ * against cuBLAS DGEMM: duo's default kernel (the FP64 tensor cores on
+ * compute capability 9.x, else the FP64 units; the CPU's bits either
+ * way), and, in the row "f64 NN fma" (NT, ...), DUO_GEMM_F64=fma (the
+ * FP64 units); DUO_GEMM_F64 set beforehand times only the kernel it
+ * names ("f64 NN tensor" for tensor).
  *
  * DUO_BENCH_GEMM_SHAPES="[f32:|f64:]MxNxK[NT],..." limits the group to
  * those shapes (both precisions or the one named), for tuning.
@@ -206,22 +207,23 @@ static void bench_gemm_one(bench *b, int f64, gemm_shape s,
 }
 
 /* The row of s.  On the GPU an f64 shape has two when DUO_GEMM_F64 is
- * unset: duo's default kernel, then "f64 NN tensor" (NT, ...) with
- * DUO_GEMM_F64=tensor (unset again after it).  When it is set, only that
- * kernel's row. */
+ * unset: duo's default kernel, then "f64 NN fma" (NT, ...) with
+ * DUO_GEMM_F64=fma (unset again after it).  When it is set, only that
+ * kernel's row, named for it. */
 static void bench_gemm_row(bench *b, int f64, gemm_shape s)
 {
     const char *env = getenv("DUO_GEMM_F64");
     const int chosen = env != NULL && env[0] != '\0';
     if (!f64 || !b->gpu || chosen) {
-        const int tensor = f64 && b->gpu && chosen &&
-                           strcmp(env, "tensor") == 0;
-        bench_gemm_one(b, f64, s, tensor ? " tensor" : "");
+        const char *name = "";
+        if (f64 && b->gpu && chosen && strcmp(env, "auto") != 0)
+            name = strcmp(env, "tensor") == 0 ? " tensor" : " fma";
+        bench_gemm_one(b, f64, s, name);
         return;
     }
     bench_gemm_one(b, f64, s, "");
-    setenv("DUO_GEMM_F64", "tensor", 1);
-    bench_gemm_one(b, f64, s, " tensor");
+    setenv("DUO_GEMM_F64", "fma", 1);
+    bench_gemm_one(b, f64, s, " fma");
     unsetenv("DUO_GEMM_F64");
 }
 
@@ -328,9 +330,10 @@ static void write_gemm_method(const bench *b, FILE *f)
     if (b->gpu)
         fprintf(f, "- gemm: cuBLAS in CUBLAS_PEDANTIC_MATH (strict fp32, no "
                 "TF32), row-major via C^T = op(B)^T op(A)^T.  f64 rows: "
-                "duo's default kernel (FP64 units, the CPU's bits); rows "
-                "marked tensor: DUO_GEMM_F64=tensor (FP64 tensor "
-                "cores).\n");
+                "duo's default kernel (FP64 tensor cores on compute "
+                "capability 9.x, else FP64 units; the CPU's bits either "
+                "way); rows marked fma: DUO_GEMM_F64=fma (FP64 units), "
+                "tensor: DUO_GEMM_F64=tensor.\n");
     else
         fprintf(f, "- gemm: OpenBLAS cblas_?gemm (CblasRowMajor) with duo's "
                 "thread count, when found.  With more than one thread "

@@ -59,10 +59,10 @@ const target_def bench_targets[] = {
      "CPU cg 128^2 with the graph <= 1.02x the plain calls"},
     {0, "solver", "cg 256 it graph", "512x512", 1, 1.02,
      "CPU cg 512^2 with the graph <= 1.02x the plain calls"},
-/* f64: the ratios were set for the FP64 tensor-core kernel, which cuBLAS
- * DGEMM also uses; they hold its rows (DUO_GEMM_F64=tensor).  The
- * default f64 kernel runs on the FP64 units, at most half that rate, for
- * the CPU's bits, and has no target yet. */
+/* f64: the targets hold the default kernel's rows: the FP64 tensor cores
+ * on compute capability 9.x, as cuBLAS DGEMM uses them, with the CPU's
+ * bits (backend_cuda/gemm.cu).  The FP64 units' rows ("f64 NN fma"),
+ * at most half that rate, have none. */
 #define GPU_GEMM(what, size, v)                                              \
     {1, "gemm", what, size, 0, v, "GPU gemm " what " " size " >= " #v "x cuBLAS"}
     GPU_GEMM("f32 NN", "256x256x256", 0.85),
@@ -81,22 +81,22 @@ const target_def bench_targets[] = {
     GPU_GEMM("f32 TN", "1023x1023x1023", 0.85),
     GPU_GEMM("f32 NT", "4096x4096x4096", 0.95),
     GPU_GEMM("f32 TN", "4096x4096x4096", 0.95),
-    GPU_GEMM("f64 NN tensor", "256x256x256", 0.85),
-    GPU_GEMM("f64 NN tensor", "512x512x512", 0.85),
-    GPU_GEMM("f64 NN tensor", "1000x1000x1000", 0.85),
-    GPU_GEMM("f64 NN tensor", "1023x1023x1023", 0.85),
-    GPU_GEMM("f64 NN tensor", "1024x1024x1024", 0.85),
-    GPU_GEMM("f64 NN tensor", "2048x2048x2048", 0.85),
-    GPU_GEMM("f64 NN tensor", "4096x4096x4096", 0.95),
-    GPU_GEMM("f64 NN tensor", "8192x8192x8192", 0.95),
-    GPU_GEMM("f64 NN tensor", "513x257x129", 0.85),
-    GPU_GEMM("f64 NN tensor", "4096x4096x64", 0.85),
-    GPU_GEMM("f64 NN tensor", "8192x64x8192", 0.85),
-    GPU_GEMM("f64 NN tensor", "64x8192x8192", 0.85),
-    GPU_GEMM("f64 NT tensor", "1023x1023x1023", 0.85),
-    GPU_GEMM("f64 TN tensor", "1023x1023x1023", 0.85),
-    GPU_GEMM("f64 NT tensor", "4096x4096x4096", 0.95),
-    GPU_GEMM("f64 TN tensor", "4096x4096x4096", 0.95),
+    GPU_GEMM("f64 NN", "256x256x256", 0.85),
+    GPU_GEMM("f64 NN", "512x512x512", 0.85),
+    GPU_GEMM("f64 NN", "1000x1000x1000", 0.85),
+    GPU_GEMM("f64 NN", "1023x1023x1023", 0.85),
+    GPU_GEMM("f64 NN", "1024x1024x1024", 0.85),
+    GPU_GEMM("f64 NN", "2048x2048x2048", 0.85),
+    GPU_GEMM("f64 NN", "4096x4096x4096", 0.95),
+    GPU_GEMM("f64 NN", "8192x8192x8192", 0.95),
+    GPU_GEMM("f64 NN", "513x257x129", 0.85),
+    GPU_GEMM("f64 NN", "4096x4096x64", 0.85),
+    GPU_GEMM("f64 NN", "8192x64x8192", 0.85),
+    GPU_GEMM("f64 NN", "64x8192x8192", 0.85),
+    GPU_GEMM("f64 NT", "1023x1023x1023", 0.85),
+    GPU_GEMM("f64 TN", "1023x1023x1023", 0.85),
+    GPU_GEMM("f64 NT", "4096x4096x4096", 0.95),
+    GPU_GEMM("f64 TN", "4096x4096x4096", 0.95),
 #undef GPU_GEMM
     {1, "launch", "triad x100", "2^16", 1, 1.03,
      "GPU duo triad launch time <= 1.03x raw (n=2^16, launch-bound)"},
