@@ -131,10 +131,11 @@ typedef enum {
     D_SORTED,
     D_REVERSED,
     D_ZEROS, /* nine in ten keys zero, of both signs where floats */
+    D_NARROW, /* some 11-bit groups of bits the same in every key */
     D_COUNT
 } dist;
 static const char *const dist_names[] = {"random", "equal", "sorted",
-                                         "reversed", "zeros"};
+                                         "reversed", "zeros", "narrow"};
 
 static int key_kind_float(duo_key_type t)
 {
@@ -192,6 +193,34 @@ static void make_keys(duo_key_type t, dist d, size_t n, unsigned char *k)
         }
     }
     free(pool);
+    if (d == D_NARROW) {
+        /* The CPU sort's digits are 11-bit groups, and a pass whose digit
+         * is the same in every key is left out: keep the bits of some
+         * groups, set the others to one constant, a different choice of
+         * groups each time (all but none, in turn), so that 1 to all of
+         * the passes run, an odd or an even number of them. */
+        static unsigned narrow_case;
+        const int groups = (int)(8 * kb + 10) / 11;
+        const unsigned keep = 1 + narrow_case++ % ((1u << groups) - 1);
+        uint64_t mask = 0;
+        for (int g = 0; g < groups; ++g)
+            if (keep >> g & 1)
+                mask |= (uint64_t)0x7FF << (11 * g);
+        const uint64_t fill = test_rng_u64(&rng) & ~mask;
+        for (size_t i = 0; i < n; ++i) {
+            if (kb == 4) {
+                uint32_t x;
+                memcpy(&x, k + i * kb, 4);
+                x = (uint32_t)((x & mask) | fill);
+                memcpy(k + i * kb, &x, 4);
+            } else {
+                uint64_t x;
+                memcpy(&x, k + i * kb, 8);
+                x = (x & mask) | fill;
+                memcpy(k + i * kb, &x, 8);
+            }
+        }
+    }
     if (d == D_SORTED || d == D_REVERSED) {
         /* Sort with the reference order itself (ascending), reversing
          * for D_REVERSED: a ready-made run for the radix passes. */
@@ -359,6 +388,15 @@ static void test_all_cases(void)
             run_case((duo_key_type)t, (duo_sort_order)((t + vk) % 2), vk,
                      D_ZEROS, 1000003, vk % 3);
     run_case(DUO_KEY_F64, DUO_DESCENDING, V_PERM, D_SORTED, 300007, 1);
+    /* Passes left out, on several threads' shares: every key and value
+     * kind, each placement (in place, an odd number of passes left must
+     * first copy the keys or the values that its first pass would
+     * overwrite). */
+    for (int t = DUO_KEY_I32; t <= DUO_KEY_F64; ++t)
+        for (int vk = V_NONE; vk <= V_PERM; ++vk)
+            for (int place = 0; place < 3; ++place)
+                run_case((duo_key_type)t, (duo_sort_order)((t + vk) % 2), vk,
+                         D_NARROW, 70001, place);
     /* Values in place, keys not: the CUDA backend's path for outputs
      * that are partly their inputs. */
     for (int t = DUO_KEY_I32; t <= DUO_KEY_F64; ++t)
