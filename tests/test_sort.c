@@ -132,10 +132,12 @@ typedef enum {
     D_REVERSED,
     D_ZEROS, /* nine in ten keys zero, of both signs where floats */
     D_NARROW, /* some 11-bit groups of bits the same in every key */
+    D_FULL,   /* every key drawn afresh, not from a pool */
     D_COUNT
 } dist;
-static const char *const dist_names[] = {"random", "equal", "sorted",
-                                         "reversed", "zeros", "narrow"};
+static const char *const dist_names[] = {"random", "equal",  "sorted",
+                                         "reversed", "zeros", "narrow",
+                                         "full"};
 
 static int key_kind_float(duo_key_type t)
 {
@@ -179,7 +181,9 @@ static void make_keys(duo_key_type t, dist d, size_t n, unsigned char *k)
     unsigned char *pool = (unsigned char *)test_xmalloc(pool_n * 8);
     for (size_t p = 0; p < pool_n; ++p)
         random_key(t, pool + p * kb);
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n && d == D_FULL; ++i)
+        random_key(t, k + i * kb);
+    for (size_t i = 0; i < n && d != D_FULL; ++i) {
         const size_t p = d == D_EQUAL ? 0 : (size_t)test_rng_range(
                                                 &rng, 0, (int64_t)pool_n - 1);
         memcpy(k + i * kb, pool + p * kb, kb);
@@ -405,6 +409,19 @@ static void test_all_cases(void)
                      4099, 2);
 }
 
+/* Enough keys (backend_cpu/sort.c: SPLIT_MIN, 2^21) that the CPU sort's
+ * passes after the first sort each bucket of the top digit alone, with
+ * keys over every digit and from a pool, an odd and an even number of
+ * passes, each placement. */
+static void test_split(void)
+{
+    const size_t n = ((size_t)1 << 21) + 3;
+    run_case(DUO_KEY_U32, DUO_ASCENDING, V_4, D_FULL, n, 0);
+    run_case(DUO_KEY_F32, DUO_DESCENDING, V_PERM, D_FULL, n, 1);
+    run_case(DUO_KEY_I64, DUO_DESCENDING, V_8, D_FULL, n, 2);
+    run_case(DUO_KEY_F64, DUO_ASCENDING, V_NONE, D_RANDOM, n, 1);
+}
+
 /* Fully random 32- and 64-bit keys over every digit. */
 static void test_full_range(void)
 {
@@ -514,6 +531,7 @@ int main(void)
     test_errors();
     test_all_cases();
     test_full_range();
+    test_split();
     CHECK_OK(duo_finalize());
     return test_summary("sort");
 }
