@@ -18,9 +18,10 @@
  * by the top digit; the other passes then sort each of its buckets
  * alone (the threads take buckets in turn), within the cache where the
  * keys spread over the buckets.  That pass is an MSD step, the rest LSD
- * in each bucket, all stable, so the output is the same.  Where one
- * bucket would hold more than a quarter of a thread's share, the
- * threads could not share the work: all passes go over all the keys.
+ * in each bucket, all stable, so the output is the same.  The largest
+ * bucket is taken first; where it would hold more than a thread's
+ * share, the threads could not share the work evenly, and all passes go
+ * over all the keys.
  *
  * The output of a stable sort is unique, so the bits do not depend on
  * the number of threads or on either path.
@@ -193,6 +194,7 @@ typedef struct radix_job {
         size_t *const counts = job->counts, *const ahead = job->ahead;       \
         const int team = job->team;                                           \
         int order[PASSES], moves = 0, copy_k = 0, copy_v = 0, split = 0;      \
+        int largest = 0;                                                      \
         (void)team;                                                           \
         (void)v;                                                              \
         DUO_RADIX_PARALLEL_(team)                                             \
@@ -226,10 +228,10 @@ typedef struct radix_job {
                         order[moves++] = p;                                   \
                     top_most = most < n ? most : top_most;                    \
                 }                                                             \
-                /* Split where the top digit's buckets are small enough \
-                 * to share among the threads. */                         \
+                /* Split where no bucket of the top digit is more than  \
+                 * a thread's share (the largest is taken first). */       \
                 split = moves >= 2 && n >= SPLIT_MIN &&                       \
-                        (nt == 1 || top_most * 4 * (size_t)nt <= n);          \
+                        top_most * (size_t)nt <= n;                           \
                 if (split) {                                                  \
                     size_t sum = 0;                                           \
                     for (int d = 0; d < BUCKETS; ++d) {                       \
@@ -237,6 +239,8 @@ typedef struct radix_job {
                         for (int u = 0; u < nt; ++u)                          \
                             sum += counts[((size_t)u * MAX_PASSES +           \
                                            order[moves - 1]) * BUCKETS + d];  \
+                        if (sum - job->starts[d] == top_most)                 \
+                            largest = d;                                      \
                     }                                                         \
                     job->starts[BUCKETS] = sum;                               \
                 }                                                             \
@@ -342,7 +346,8 @@ typedef struct radix_job {
                 const K out_c = (K)job->unmap.c, out_f = (K)job->unmap.f;     \
                 const int local = moves - 1;                                  \
                 DUO_RADIX_FOR_DYNAMIC_                                        \
-                for (int b = 0; b < BUCKETS; ++b) {                           \
+                for (int i = 0; i < BUCKETS; ++i) {                           \
+                    const int b = i == 0 ? largest : i <= largest ? i - 1 : i; \
                     const size_t blo = job->starts[b];                        \
                     const size_t bhi = job->starts[b + 1];                    \
                     const K *bsrc = k[local & 1];                             \
