@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "gemm_cpu.h"
+#include "sort_cpu.h"
 
 const char *duo_be_name(void)
 {
@@ -27,6 +28,7 @@ duo_status duo_be_init(void) { return DUO_SUCCESS; }
 duo_status duo_be_finalize(void)
 {
     duo_cpu_gemm_release();
+    duo_cpu_sort_release();
     return DUO_SUCCESS;
 }
 

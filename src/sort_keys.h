@@ -2,7 +2,7 @@
  * sort_keys.h - the one key order of duo_sort, as a map from each key
  * type to unsigned integers whose plain order is the sort order.  Both
  * backends sort the mapped keys with an unsigned radix sort
- * (backend_cpu/sort.c: duo's LSD radix sort; backend_cuda/sort.cu: CUB's
+ * (backend_cpu/sort.c: duo's own radix sort; backend_cuda/sort.cu: CUB's
  * DeviceRadixSort), so the order never rests on either sort's own
  * treatment of signs, -0 or NaN:
  *

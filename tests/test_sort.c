@@ -131,10 +131,13 @@ typedef enum {
     D_SORTED,
     D_REVERSED,
     D_ZEROS, /* nine in ten keys zero, of both signs where floats */
+    D_NARROW, /* some 11-bit groups of bits the same in every key */
+    D_FULL,   /* every key drawn afresh, not from a pool */
     D_COUNT
 } dist;
-static const char *const dist_names[] = {"random", "equal", "sorted",
-                                         "reversed", "zeros"};
+static const char *const dist_names[] = {"random", "equal",  "sorted",
+                                         "reversed", "zeros", "narrow",
+                                         "full"};
 
 static int key_kind_float(duo_key_type t)
 {
@@ -178,7 +181,9 @@ static void make_keys(duo_key_type t, dist d, size_t n, unsigned char *k)
     unsigned char *pool = (unsigned char *)test_xmalloc(pool_n * 8);
     for (size_t p = 0; p < pool_n; ++p)
         random_key(t, pool + p * kb);
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n && d == D_FULL; ++i)
+        random_key(t, k + i * kb);
+    for (size_t i = 0; i < n && d != D_FULL; ++i) {
         const size_t p = d == D_EQUAL ? 0 : (size_t)test_rng_range(
                                                 &rng, 0, (int64_t)pool_n - 1);
         memcpy(k + i * kb, pool + p * kb, kb);
@@ -192,6 +197,34 @@ static void make_keys(duo_key_type t, dist d, size_t n, unsigned char *k)
         }
     }
     free(pool);
+    if (d == D_NARROW) {
+        /* The CPU sort's digits are 11-bit groups, and a pass whose digit
+         * is the same in every key is left out: keep the bits of some
+         * groups, set the others to one constant, a different choice of
+         * groups each time (all but none, in turn), so that 1 to all of
+         * the passes run, an odd or an even number of them. */
+        static unsigned narrow_case;
+        const int groups = (int)(8 * kb + 10) / 11;
+        const unsigned keep = 1 + narrow_case++ % ((1u << groups) - 1);
+        uint64_t mask = 0;
+        for (int g = 0; g < groups; ++g)
+            if (keep >> g & 1)
+                mask |= (uint64_t)0x7FF << (11 * g);
+        const uint64_t fill = test_rng_u64(&rng) & ~mask;
+        for (size_t i = 0; i < n; ++i) {
+            if (kb == 4) {
+                uint32_t x;
+                memcpy(&x, k + i * kb, 4);
+                x = (uint32_t)((x & mask) | fill);
+                memcpy(k + i * kb, &x, 4);
+            } else {
+                uint64_t x;
+                memcpy(&x, k + i * kb, 8);
+                x = (x & mask) | fill;
+                memcpy(k + i * kb, &x, 8);
+            }
+        }
+    }
     if (d == D_SORTED || d == D_REVERSED) {
         /* Sort with the reference order itself (ascending), reversing
          * for D_REVERSED: a ready-made run for the radix passes. */
@@ -359,12 +392,34 @@ static void test_all_cases(void)
             run_case((duo_key_type)t, (duo_sort_order)((t + vk) % 2), vk,
                      D_ZEROS, 1000003, vk % 3);
     run_case(DUO_KEY_F64, DUO_DESCENDING, V_PERM, D_SORTED, 300007, 1);
+    /* Passes left out, on several threads' shares: every key and value
+     * kind, each placement (in place, an odd number of passes left must
+     * first copy the keys or the values that its first pass would
+     * overwrite). */
+    for (int t = DUO_KEY_I32; t <= DUO_KEY_F64; ++t)
+        for (int vk = V_NONE; vk <= V_PERM; ++vk)
+            for (int place = 0; place < 3; ++place)
+                run_case((duo_key_type)t, (duo_sort_order)((t + vk) % 2), vk,
+                         D_NARROW, 70001, place);
     /* Values in place, keys not: the CUDA backend's path for outputs
      * that are partly their inputs. */
     for (int t = DUO_KEY_I32; t <= DUO_KEY_F64; ++t)
         for (int vk = V_4; vk <= V_8; ++vk)
             run_case((duo_key_type)t, (duo_sort_order)(t % 2), vk, D_RANDOM,
                      4099, 2);
+}
+
+/* Enough keys (backend_cpu/sort.c: SPLIT_MIN, 2^21) that the CPU sort's
+ * passes after the first sort each bucket of the top digit alone, with
+ * keys over every digit and from a pool, an odd and an even number of
+ * passes, each placement. */
+static void test_split(void)
+{
+    const size_t n = ((size_t)1 << 21) + 3;
+    run_case(DUO_KEY_U32, DUO_ASCENDING, V_4, D_FULL, n, 0);
+    run_case(DUO_KEY_F32, DUO_DESCENDING, V_PERM, D_FULL, n, 1);
+    run_case(DUO_KEY_I64, DUO_DESCENDING, V_8, D_FULL, n, 2);
+    run_case(DUO_KEY_F64, DUO_ASCENDING, V_NONE, D_RANDOM, n, 1);
 }
 
 /* Fully random 32- and 64-bit keys over every digit. */
@@ -476,6 +531,7 @@ int main(void)
     test_errors();
     test_all_cases();
     test_full_range();
+    test_split();
     CHECK_OK(duo_finalize());
     return test_summary("sort");
 }
