@@ -29,7 +29,7 @@ median_seconds() {
         t0=$(date +%s.%N)
         env "$@" >/dev/null 2>&1
         t1=$(date +%s.%N)
-        times+=("$(echo "$t1 - $t0" | bc -l)")
+        times+=("$(awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }')")
     done
     printf '%s\n' "${times[@]}" | sort -g | sed -n "$(( (repeats + 1) / 2 ))p"
 }
@@ -45,5 +45,6 @@ for a in "${apps[@]}"; do
     # shellcheck disable=SC2086
     v=$(median_seconds DUO_VALIDATE=1 "build/$backend/bin/$app" $args)
     printf '| %s | %.3f | %.3f | %.3f | %.2f | %.2f |\n' "$a" "$s" "$p" "$v" \
-        "$(echo "$v / $p" | bc -l)" "$(echo "$v / ($s + $p)" | bc -l)"
+        "$(awk -v v="$v" -v p="$p" 'BEGIN { print v / p }')" \
+        "$(awk -v v="$v" -v s="$s" -v p="$p" 'BEGIN { print v / (s + p) }')"
 done
