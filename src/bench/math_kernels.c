@@ -86,34 +86,42 @@ DUO_DEVICE double bench_math_native_d(int f, double x, double y)
     }
 }
 
-DUO_KERNEL(bench_math_duo, size_t n, int f, const float *DUO_RESTRICT x,
-           const float *DUO_RESTRICT y, float *DUO_RESTRICT out)
-{
-    DUO_FOR(i, n)
-        out[i] = duo_math_eval(f, x[i], y[i]);
-}
+/* One kernel per function and side, the function number a constant: so
+ * each kernel holds one function (the switches above fold away), and
+ * its registers and occupancy are that function's own, as in a user's
+ * kernel; one kernel with a switch over every function would take the
+ * registers of the largest for all. */
+#define BENCH_MATH_F32(X)                                                   \
+    X(MF_EXPF) X(MF_EXP2F) X(MF_EXPM1F) X(MF_LOGF) X(MF_LOG2F) X(MF_LOG10F) \
+    X(MF_LOG1PF) X(MF_SINF) X(MF_COSF) X(MF_TANF) X(MF_SINCOSF_SIN)         \
+    X(MF_SINCOSF_COS) X(MF_ATANF) X(MF_ASINF) X(MF_ACOSF) X(MF_SINHF)       \
+    X(MF_COSHF) X(MF_TANHF) X(MF_CBRTF) X(MF_ERFF) X(MF_ATAN2F)             \
+    X(MF_HYPOTF) X(MF_POWF)
+#define BENCH_MATH_F64(X)                                                   \
+    X(MD_EXP) X(MD_EXP2) X(MD_EXPM1) X(MD_LOG) X(MD_LOG2) X(MD_LOG10)       \
+    X(MD_LOG1P) X(MD_SIN) X(MD_COS) X(MD_TAN) X(MD_SINCOS_SIN)              \
+    X(MD_SINCOS_COS) X(MD_ATAN) X(MD_ASIN) X(MD_ACOS) X(MD_SINH) X(MD_COSH) \
+    X(MD_TANH) X(MD_CBRT) X(MD_ERF) X(MD_ATAN2) X(MD_HYPOT) X(MD_POW)
 
-DUO_KERNEL(bench_math_ys, size_t n, int f, const float *DUO_RESTRICT x,
-           const float *DUO_RESTRICT y, float *DUO_RESTRICT out)
-{
-    DUO_FOR(i, n)
-        out[i] = bench_math_native(f, x[i], y[i]);
-}
-
-DUO_KERNEL(bench_math_duo_d, size_t n, int f,
-           const double *DUO_RESTRICT x, const double *DUO_RESTRICT y,
-           double *DUO_RESTRICT out)
-{
-    DUO_FOR(i, n)
-        out[i] = duo_math_eval_d(f, x[i], y[i]);
-}
-
-DUO_KERNEL(bench_math_ys_d, size_t n, int f, const double *DUO_RESTRICT x,
-           const double *DUO_RESTRICT y, double *DUO_RESTRICT out)
-{
-    DUO_FOR(i, n)
-        out[i] = bench_math_native_d(f, x[i], y[i]);
-}
+#define BENCH_MATH_KERNELS(F, T, duo_eval, native_eval)                     \
+    DUO_KERNEL(bench_math_duo_##F, size_t n, const T *DUO_RESTRICT x,       \
+               const T *DUO_RESTRICT y, T *DUO_RESTRICT out)                \
+    {                                                                       \
+        DUO_FOR(i, n)                                                       \
+            out[i] = duo_eval(F, x[i], y[i]);                               \
+    }                                                                       \
+    DUO_KERNEL(bench_math_ys_##F, size_t n, const T *DUO_RESTRICT x,        \
+               const T *DUO_RESTRICT y, T *DUO_RESTRICT out)                \
+    {                                                                       \
+        DUO_FOR(i, n)                                                       \
+            out[i] = native_eval(F, x[i], y[i]);                            \
+    }
+#define BENCH_MATH_KERNELS_F32(F)                                           \
+    BENCH_MATH_KERNELS(F, float, duo_math_eval, bench_math_native)
+#define BENCH_MATH_KERNELS_F64(F)                                           \
+    BENCH_MATH_KERNELS(F, double, duo_math_eval_d, bench_math_native_d)
+BENCH_MATH_F32(BENCH_MATH_KERNELS_F32)
+BENCH_MATH_F64(BENCH_MATH_KERNELS_F64)
 
 /* Uniform in [0, 1) from a splitmix64 hash of (salt, i). */
 static double bench_math_u(size_t i, int salt)
@@ -252,26 +260,46 @@ void bench_math_teardown(bench_math *m)
     memset(m, 0, sizeof *m);
 }
 
+/* Launch side's (duo or ys) kernel of function f over m's arrays. */
+#define BENCH_MATH_CASE_F32(F, side)                                        \
+    case F:                                                                 \
+        return DUO_LAUNCH(bench_math_##side##_##F, m->n, m->n, m->dx,       \
+                          m->dy, m->dout);
+#define BENCH_MATH_CASE_F64(F, side)                                        \
+    case F:                                                                 \
+        return DUO_LAUNCH(bench_math_##side##_##F, m->n, m->n, m->dxd,      \
+                          m->dyd, m->doutd);
+#define BENCH_MATH_DUO_F32(F) BENCH_MATH_CASE_F32(F, duo)
+#define BENCH_MATH_YS_F32(F) BENCH_MATH_CASE_F32(F, ys)
+#define BENCH_MATH_DUO_F64(F) BENCH_MATH_CASE_F64(F, duo)
+#define BENCH_MATH_YS_F64(F) BENCH_MATH_CASE_F64(F, ys)
+
+static duo_status launch_duo(const bench_math *m)
+{
+    if (m->dbl)
+        switch (m->f) { BENCH_MATH_F64(BENCH_MATH_DUO_F64) }
+    else
+        switch (m->f) { BENCH_MATH_F32(BENCH_MATH_DUO_F32) }
+    return DUO_ERROR_INVALID_ARGUMENT;
+}
+
+static duo_status launch_ys(const bench_math *m)
+{
+    if (m->dbl)
+        switch (m->f) { BENCH_MATH_F64(BENCH_MATH_YS_F64) }
+    else
+        switch (m->f) { BENCH_MATH_F32(BENCH_MATH_YS_F32) }
+    return DUO_ERROR_INVALID_ARGUMENT;
+}
+
 void bench_math_kernel_duo(void *ctx)
 {
-    const bench_math *m = (const bench_math *)ctx;
-    if (m->dbl)
-        DUO_CHECK(DUO_LAUNCH(bench_math_duo_d, m->n, m->n, m->f, m->dxd,
-                             m->dyd, m->doutd));
-    else
-        DUO_CHECK(DUO_LAUNCH(bench_math_duo, m->n, m->n, m->f, m->dx,
-                             m->dy, m->dout));
+    DUO_CHECK(launch_duo((const bench_math *)ctx));
 }
 
 void bench_math_kernel_ys(void *ctx)
 {
-    const bench_math *m = (const bench_math *)ctx;
-    if (m->dbl)
-        DUO_CHECK(DUO_LAUNCH(bench_math_ys_d, m->n, m->n, m->f, m->dxd,
-                             m->dyd, m->doutd));
-    else
-        DUO_CHECK(DUO_LAUNCH(bench_math_ys, m->n, m->n, m->f, m->dx, m->dy,
-                             m->dout));
+    DUO_CHECK(launch_ys((const bench_math *)ctx));
 }
 
 void bench_math_host_duo(void *ctx)
