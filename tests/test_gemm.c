@@ -27,7 +27,8 @@
  * tensor cores is held to the order on compute capability 9.x, and only
  * to the error bound on other GPUs (DUO_GEMM_F64=tensor there).  On CUDA every tile
  * shape (DUO_GEMM_TILE), f32 with B packed or not (DUO_GEMM_PACK), must
- * give the same bytes as the automatic choice, split products included.
+ * give the same bytes as the automatic choice, split products included;
+ * on the CPU every variant of its kernel (DUO_CPU_GEMM) must.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 
@@ -1194,6 +1195,197 @@ static void test_tile_shapes(size_t es)
     test_set_context("%s", "");
 }
 
+/* CPU backends: the variants of the CPU gemm that DUO_CPU_GEMM forces
+ * (backend_cpu/gemm_variant.h).  A GCC or clang build for x86-64 with
+ * AVX2 and FMA but not AVX-512 (the default x86-64-v3) has avx2, and
+ * avx512 for CPUs that have it; other builds have one variant. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&   \
+    defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#define CPU_GEMM_TWO_VARIANTS 1
+#endif
+
+/* 1 if /proc/cpuinfo lists every AVX-512 extension the avx512 variant
+ * is compiled for, 0 if not, -1 where there is no /proc/cpuinfo: asked
+ * independently of the library's own check. */
+static int cpuinfo_has_avx512(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL)
+        return -1;
+    static char line[8192];
+    int found = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "flags", 5) == 0) {
+            found = 1;
+            break;
+        }
+    fclose(f);
+    if (!found)
+        return -1;
+    static const char *const need[] = {"avx512f", "avx512cd", "avx512dq",
+                                       "avx512bw", "avx512vl"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; ++i)
+        if (!test_contains_word(line, need[i]))
+            return 0;
+    return 1;
+}
+
+/* One product with DUO_CPU_GEMM = value (NULL: unset) into dc, which
+ * starts as h0; its status, C back in got. */
+static duo_status product_with(const char *value, size_t es, duo_transpose ta,
+                               duo_transpose tb, size_t m, size_t n, size_t k,
+                               double alpha, const void *da, size_t lda,
+                               const void *db, size_t ldb, double beta,
+                               void *dc, size_t ldc, const void *h0,
+                               void *got, size_t bytes)
+{
+    if (value != NULL)
+        setenv("DUO_CPU_GEMM", value, 1);
+    else
+        unsetenv("DUO_CPU_GEMM");
+    test_to_device(dc, h0, bytes);
+    duo_status st =
+        gemm(es, ta, tb, m, n, k, alpha, da, lda, db, ldb, beta, dc, ldc);
+    test_to_host(got, dc, bytes);
+    return st;
+}
+
+/* CPU: each variant that DUO_CPU_GEMM names gives the same bytes in C
+ * (padding and a guard included) as the automatic choice, edge tiles of
+ * both tile shapes, chains kept across cache blocks (in C and in the
+ * workspace) and split products included; where the build has two, avx2
+ * is always taken and avx512 exactly where the CPU lists AVX-512.  A
+ * variant refused, and a value that names none, are refused with
+ * DUO_ERROR_INVALID_ARGUMENT naming the variable, C untouched. */
+static void test_cpu_variants(size_t es)
+{
+    if (is_cuda())
+        return;
+    /* The variable as the run set it (ctest's gemm_avx2), for the tests
+     * after this one. */
+    const char *env = getenv("DUO_CPU_GEMM");
+    char *outer = env != NULL ? strdup(env) : NULL;
+    static const char *const names[] = {"avx2", "avx512"};
+    static const char *const bad[] = {"avx3", "AVX2", "avx512 ", "auto"};
+    const shape shapes[] = {{1, 1, 1},     {31, 33, 17},  {130, 70, 33},
+                            {70, 37, 1000}, {37, 23, 2100}, {257, 131, 70}};
+    const duo_transpose tr[2] = {DUO_NO_TRANS, DUO_TRANS};
+    const size_t pads[2] = {0, 3};
+    int taken[2] = {0, 0};
+    long cases = 0, identical = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int x = 0; x < 2; ++x)
+            for (int y = 0; y < 2; ++y)
+                for (int pd = 0; pd < 2; ++pd) {
+                    const size_t m = shapes[s].m, n = shapes[s].n,
+                                 k = shapes[s].k, pad = pads[pd];
+                    const duo_transpose ta = tr[x], tb = tr[y];
+                    size_t ar, ac, br, bc;
+                    stored(ta, m, k, &ar, &ac);
+                    stored(tb, k, n, &br, &bc);
+                    const size_t lda = ac + pad, ldb = bc + pad,
+                                 ldc = n + pad;
+                    const double alpha = 1.5, beta = pd ? -0.5 : 0.0;
+                    const size_t ccount = m * ldc + GUARD;
+                    const size_t bytes = ccount * es;
+                    void *ha = random_matrix(es, ar, ac, lda);
+                    void *hb = random_matrix(es, br, bc, ldb);
+                    void *h0 = random_matrix(es, m, n, ldc);
+                    h0 = realloc(h0, bytes);
+                    memset((char *)h0 + m * ldc * es, 0xFF, GUARD * es);
+                    void *want = test_xmalloc(bytes);
+                    void *got = test_xmalloc(bytes);
+                    void *da = dev_copy(ha, ar * lda * es);
+                    void *db = dev_copy(hb, br * ldb * es);
+                    void *dc = test_device_alloc(bytes);
+                    test_set_context("%s DUO_CPU_GEMM unset %s%s m=%zu n=%zu "
+                                     "k=%zu pad=%zu", fname(es),
+                                     x ? "T" : "N", y ? "T" : "N", m, n, k,
+                                     pad);
+                    CHECK_OK(product_with(NULL, es, ta, tb, m, n, k, alpha,
+                                          da, lda, db, ldb, beta, dc, ldc,
+                                          h0, want, bytes));
+                    for (int v = 0; v < 2; ++v) {
+                        test_set_context("%s DUO_CPU_GEMM=%s %s%s m=%zu "
+                                         "n=%zu k=%zu pad=%zu", fname(es),
+                                         names[v], x ? "T" : "N",
+                                         y ? "T" : "N", m, n, k, pad);
+                        duo_status st = product_with(
+                            names[v], es, ta, tb, m, n, k, alpha, da, lda,
+                            db, ldb, beta, dc, ldc, h0, got, bytes);
+                        if (st == DUO_SUCCESS) {
+                            const int same = memcmp(got, want, bytes) == 0;
+                            taken[v] = 1;
+                            CHECK_MSG(same, "C differs from the automatic "
+                                      "variant's");
+                            ++cases;
+                            identical += same;
+                            continue;
+                        }
+                        CHECK_MSG(st == DUO_ERROR_INVALID_ARGUMENT,
+                                  "refused with %s", duo_status_string(st));
+                        CHECK_CONTAINS_WORD(duo_last_error(), "DUO_CPU_GEMM");
+                        CHECK_MSG(memcmp(got, h0, bytes) == 0,
+                                  "C written by a refused product");
+                    }
+                    CHECK_OK(duo_free(da));
+                    CHECK_OK(duo_free(db));
+                    CHECK_OK(duo_free(dc));
+                    free(ha);
+                    free(hb);
+                    free(h0);
+                    free(want);
+                    free(got);
+                }
+    test_set_context("%s DUO_CPU_GEMM variants taken", fname(es));
+    CHECK_MSG(taken[0] || taken[1], "neither avx2 nor avx512 was taken");
+#ifdef CPU_GEMM_TWO_VARIANTS
+    CHECK_MSG(taken[0], "avx2 refused in a build for AVX2");
+    const int listed = cpuinfo_has_avx512();
+    if (listed >= 0)
+        CHECK_MSG(taken[1] == listed, "avx512 %s, but /proc/cpuinfo %s it",
+                  taken[1] ? "taken" : "refused",
+                  listed ? "lists" : "does not list");
+#endif
+
+    /* Values that name no variant, with a product and with k = 0 (which
+     * only scales C): refused, C untouched. */
+    const size_t cnt = 64;
+    void *hbuf = random_matrix(es, 1, cnt, cnt);
+    void *d = dev_copy(hbuf, cnt * es);
+    void *hc = test_xmalloc(cnt * es);
+    memset(hc, 0xFF, cnt * es);
+    void *dc = dev_copy(hc, cnt * es);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+        for (size_t k = 0; k <= 4; k += 4) {
+            setenv("DUO_CPU_GEMM", bad[i], 1);
+            test_set_context("%s DUO_CPU_GEMM=\"%s\" k=%zu", fname(es),
+                             bad[i], k);
+            CHECK_STATUS(gemm(es, DUO_NO_TRANS, DUO_TRANS, 4, 4, k, 1.0, d,
+                              4, d, 4, 0.5, dc, 4),
+                         DUO_ERROR_INVALID_ARGUMENT);
+            CHECK_CONTAINS_WORD(duo_last_error(), "DUO_CPU_GEMM");
+            test_to_host(hc, dc, cnt * es);
+            size_t touched = 0;
+            for (size_t j = 0; j < cnt; ++j)
+                touched += !is_poison(hc, es, j);
+            CHECK_MSG(touched == 0, "C written (%zu elements)", touched);
+        }
+    if (outer != NULL)
+        setenv("DUO_CPU_GEMM", outer, 1);
+    else
+        unsetenv("DUO_CPU_GEMM");
+    free(outer);
+    CHECK_OK(duo_free(d));
+    CHECK_OK(duo_free(dc));
+    free(hbuf);
+    free(hc);
+    printf("%s CPU variants:%s%s: %ld of %ld cases bit-identical to the "
+           "automatic choice\n", fname(es), taken[0] ? " avx2" : "",
+           taken[1] ? " avx512" : "", identical, cases);
+    test_set_context("%s", "");
+}
+
 int main(int argc, char **argv)
 {
     test_rng_seed(&rng, 0x67656D6DULL);
@@ -1211,6 +1403,7 @@ int main(int argc, char **argv)
         test_order_underflow(es);
         test_order_large(es);
         test_tile_shapes(es);
+        test_cpu_variants(es);
     }
     test_split_products();
     test_packed_products();
