@@ -145,12 +145,62 @@ FV_1(new_cbrtf, duo_cbrtf(x))
 FV_1(cr_cbrtf, duo_m_cbrtf_cr_(x))
 FV_FAST1(fast_cbrtf, duo_m_cbrtf_fast_(x, y))
 
+FV_1(new_sinf, duo_sinf(x))
+FV_1(cr_sinf, duo_m_sinf_cr_(x))
+FV_FAST1(fast_sinf, duo_m_trigf_fast_(x, 0, y))
+FV_1(new_cosf, duo_cosf(x))
+FV_1(cr_cosf, duo_m_cosf_cr_(x))
+FV_FAST1(fast_cosf, duo_m_trigf_fast_(x, 1, y))
+FV_1(new_tanf, duo_tanf(x))
+FV_1(cr_tanf, duo_m_tanf_cr_(x))
+FV_FAST1(fast_tanf, duo_m_trigf_fast_(x, 2, y))
+/* sincosf: each part on its own (the fast path decides both or neither) */
+static float new_sincosf_sin(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_sincosf(x, &s, &c);
+    return s;
+}
+static float new_sincosf_cos(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_sincosf(x, &s, &c);
+    return c;
+}
+static float cr_sincosf_sin(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_m_sincosf_cr_(x, &s, &c);
+    return s;
+}
+static float cr_sincosf_cos(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_m_sincosf_cr_(x, &s, &c);
+    return c;
+}
+static int fast_sincosf(float x, float x2, float *y)
+{
+    float c;
+    (void)x2;
+    return duo_m_sincosf_fast_(x, y, &c);
+}
+
 FV_DEFINE(expf, new_expf, cr_expf, fast_expf)
 FV_DEFINE(exp2f, new_exp2f, cr_exp2f, fast_exp2f)
 FV_DEFINE(logf, new_logf, cr_logf, fast_logf)
 FV_DEFINE(log2f, new_log2f, cr_log2f, fast_log2f)
 FV_DEFINE(log10f, new_log10f, cr_log10f, fast_log10f)
 FV_DEFINE(cbrtf, new_cbrtf, cr_cbrtf, fast_cbrtf)
+FV_DEFINE(sinf, new_sinf, cr_sinf, fast_sinf)
+FV_DEFINE(cosf, new_cosf, cr_cosf, fast_cosf)
+FV_DEFINE(sincosf_sin, new_sincosf_sin, cr_sincosf_sin, fast_sincosf)
+FV_DEFINE(sincosf_cos, new_sincosf_cos, cr_sincosf_cos, fast_sincosf)
+FV_DEFINE(tanf, new_tanf, cr_tanf, fast_tanf)
 FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
 typedef struct fv_func {
@@ -165,6 +215,11 @@ static const fv_func fv_funcs[] = {
     {"log2f", fv_log2f},
     {"log10f", fv_log10f},
     {"cbrtf", fv_cbrtf},
+    {"sinf", fv_sinf},
+    {"cosf", fv_cosf},
+    {"sincosf.sin", fv_sincosf_sin},
+    {"sincosf.cos", fv_sincosf_cos},
+    {"tanf", fv_tanf},
     {"hypotf", fv_hypotf},
 };
 #define FV_COUNT (int)(sizeof fv_funcs / sizeof fv_funcs[0])
