@@ -12,14 +12,15 @@
  * runs both over the argument bit patterns --from..--to (all 2^32 by
  * default; every N-th one with --step N) and counts the arguments whose
  * results differ in any bit (NaN payloads and the sign of zero
- * included); for hypotf, whose 2^64 argument pairs are out of reach,
- * the numbers --from..--to pick pairs of math-exhaustive's sample
- * (math_pairs.h: pseudo-random, half with nearby exponents) instead, so
- * a full run compares 2^32 pairs.  It also counts how often the fast path's rounding test
- * failed (the fallback rate) among the arguments the fast path
- * evaluated, and how many arguments it leaves to the careful path
- * outright (NaN, infinities, domain errors, ...).  The first differences
- * are listed.  Exit status 1 if any result differs.
+ * included); for atan2f and hypotf, whose 2^64 argument pairs are out
+ * of reach, the numbers --from..--to pick pairs of math-exhaustive's
+ * sample (math_pairs.h: pseudo-random, half with nearby exponents)
+ * instead, so a full run compares 2^32 pairs.  It also counts how often
+ * the fast path's rounding test failed (the fallback rate) among the
+ * arguments the fast path evaluated, and how many arguments it leaves
+ * to the careful path outright (NaN, infinities, domain errors, ...).
+ * The first differences are listed.  Exit status 1 if any result
+ * differs.
  *
  * With no FUNC, all of them.  OpenMP threads share the work.  CTest runs
  * it with a --step (test math_fast); the record of full runs is in
@@ -190,6 +191,16 @@ static int fast_sincosf(float x, float x2, float *y)
     return duo_m_sincosf_fast_(x, y, &c);
 }
 
+FV_1(new_atanf, duo_atanf(x))
+FV_1(cr_atanf, duo_m_atanf_cr_(x))
+FV_FAST1(fast_atanf, duo_m_atanf_fast_(x, y))
+FV_1(new_asinf, duo_asinf(x))
+FV_1(cr_asinf, duo_m_asinf_cr_(x))
+FV_FAST1(fast_asinf, duo_m_asinf_fast_(x, 0, y))
+FV_1(new_acosf, duo_acosf(x))
+FV_1(cr_acosf, duo_m_acosf_cr_(x))
+FV_FAST1(fast_acosf, duo_m_asinf_fast_(x, 1, y))
+
 FV_DEFINE(expf, new_expf, cr_expf, fast_expf)
 FV_DEFINE(exp2f, new_exp2f, cr_exp2f, fast_exp2f)
 FV_DEFINE(logf, new_logf, cr_logf, fast_logf)
@@ -201,6 +212,10 @@ FV_DEFINE(cosf, new_cosf, cr_cosf, fast_cosf)
 FV_DEFINE(sincosf_sin, new_sincosf_sin, cr_sincosf_sin, fast_sincosf)
 FV_DEFINE(sincosf_cos, new_sincosf_cos, cr_sincosf_cos, fast_sincosf)
 FV_DEFINE(tanf, new_tanf, cr_tanf, fast_tanf)
+FV_DEFINE(atanf, new_atanf, cr_atanf, fast_atanf)
+FV_DEFINE(asinf, new_asinf, cr_asinf, fast_asinf)
+FV_DEFINE(acosf, new_acosf, cr_acosf, fast_acosf)
+FV_DEFINE2(atan2f, duo_atan2f, duo_m_atan2f_cr_, duo_m_atan2f_fast_)
 FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
 typedef struct fv_func {
@@ -220,6 +235,10 @@ static const fv_func fv_funcs[] = {
     {"sincosf.sin", fv_sincosf_sin},
     {"sincosf.cos", fv_sincosf_cos},
     {"tanf", fv_tanf},
+    {"atanf", fv_atanf},
+    {"asinf", fv_asinf},
+    {"acosf", fv_acosf},
+    {"atan2f", fv_atan2f},
     {"hypotf", fv_hypotf},
 };
 #define FV_COUNT (int)(sizeof fv_funcs / sizeof fv_funcs[0])
