@@ -201,6 +201,10 @@ FV_1(new_acosf, duo_acosf(x))
 FV_1(cr_acosf, duo_m_acosf_cr_(x))
 FV_FAST1(fast_acosf, duo_m_asinf_fast_(x, 1, y))
 
+FV_1(new_expm1f, duo_expm1f(x))
+FV_1(cr_expm1f, duo_m_expm1f_cr_(x))
+FV_FAST1(fast_expm1f, duo_m_expm1f_fast_(x, y))
+
 FV_DEFINE(expf, new_expf, cr_expf, fast_expf)
 FV_DEFINE(exp2f, new_exp2f, cr_exp2f, fast_exp2f)
 FV_DEFINE(logf, new_logf, cr_logf, fast_logf)
@@ -215,6 +219,7 @@ FV_DEFINE(tanf, new_tanf, cr_tanf, fast_tanf)
 FV_DEFINE(atanf, new_atanf, cr_atanf, fast_atanf)
 FV_DEFINE(asinf, new_asinf, cr_asinf, fast_asinf)
 FV_DEFINE(acosf, new_acosf, cr_acosf, fast_acosf)
+FV_DEFINE(expm1f, new_expm1f, cr_expm1f, fast_expm1f)
 FV_DEFINE2(atan2f, duo_atan2f, duo_m_atan2f_cr_, duo_m_atan2f_fast_)
 FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
@@ -238,6 +243,7 @@ static const fv_func fv_funcs[] = {
     {"atanf", fv_atanf},
     {"asinf", fv_asinf},
     {"acosf", fv_acosf},
+    {"expm1f", fv_expm1f},
     {"atan2f", fv_atan2f},
     {"hypotf", fv_hypotf},
 };
