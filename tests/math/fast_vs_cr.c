@@ -204,6 +204,15 @@ FV_FAST1(fast_acosf, duo_m_asinf_fast_(x, 1, y))
 FV_1(new_expm1f, duo_expm1f(x))
 FV_1(cr_expm1f, duo_m_expm1f_cr_(x))
 FV_FAST1(fast_expm1f, duo_m_expm1f_fast_(x, y))
+FV_1(new_sinhf, duo_sinhf(x))
+FV_1(cr_sinhf, duo_m_sinhf_cr_(x))
+FV_FAST1(fast_sinhf, duo_m_hypf_fast_(x, 0, y))
+FV_1(new_coshf, duo_coshf(x))
+FV_1(cr_coshf, duo_m_coshf_cr_(x))
+FV_FAST1(fast_coshf, duo_m_hypf_fast_(x, 1, y))
+FV_1(new_tanhf, duo_tanhf(x))
+FV_1(cr_tanhf, duo_m_tanhf_cr_(x))
+FV_FAST1(fast_tanhf, duo_m_hypf_fast_(x, 2, y))
 
 FV_DEFINE(expf, new_expf, cr_expf, fast_expf)
 FV_DEFINE(exp2f, new_exp2f, cr_exp2f, fast_exp2f)
@@ -220,6 +229,9 @@ FV_DEFINE(atanf, new_atanf, cr_atanf, fast_atanf)
 FV_DEFINE(asinf, new_asinf, cr_asinf, fast_asinf)
 FV_DEFINE(acosf, new_acosf, cr_acosf, fast_acosf)
 FV_DEFINE(expm1f, new_expm1f, cr_expm1f, fast_expm1f)
+FV_DEFINE(sinhf, new_sinhf, cr_sinhf, fast_sinhf)
+FV_DEFINE(coshf, new_coshf, cr_coshf, fast_coshf)
+FV_DEFINE(tanhf, new_tanhf, cr_tanhf, fast_tanhf)
 FV_DEFINE2(atan2f, duo_atan2f, duo_m_atan2f_cr_, duo_m_atan2f_fast_)
 FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
@@ -244,6 +256,9 @@ static const fv_func fv_funcs[] = {
     {"asinf", fv_asinf},
     {"acosf", fv_acosf},
     {"expm1f", fv_expm1f},
+    {"sinhf", fv_sinhf},
+    {"coshf", fv_coshf},
+    {"tanhf", fv_tanhf},
     {"atan2f", fv_atan2f},
     {"hypotf", fv_hypotf},
 };
