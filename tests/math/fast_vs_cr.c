@@ -204,6 +204,9 @@ FV_FAST1(fast_acosf, duo_m_asinf_fast_(x, 1, y))
 FV_1(new_expm1f, duo_expm1f(x))
 FV_1(cr_expm1f, duo_m_expm1f_cr_(x))
 FV_FAST1(fast_expm1f, duo_m_expm1f_fast_(x, y))
+FV_1(new_log1pf, duo_log1pf(x))
+FV_1(cr_log1pf, duo_m_log1pf_cr_(x))
+FV_FAST1(fast_log1pf, duo_m_log1pf_fast_(x, y))
 FV_1(new_sinhf, duo_sinhf(x))
 FV_1(cr_sinhf, duo_m_sinhf_cr_(x))
 FV_FAST1(fast_sinhf, duo_m_hypf_fast_(x, 0, y))
@@ -229,6 +232,7 @@ FV_DEFINE(atanf, new_atanf, cr_atanf, fast_atanf)
 FV_DEFINE(asinf, new_asinf, cr_asinf, fast_asinf)
 FV_DEFINE(acosf, new_acosf, cr_acosf, fast_acosf)
 FV_DEFINE(expm1f, new_expm1f, cr_expm1f, fast_expm1f)
+FV_DEFINE(log1pf, new_log1pf, cr_log1pf, fast_log1pf)
 FV_DEFINE(sinhf, new_sinhf, cr_sinhf, fast_sinhf)
 FV_DEFINE(coshf, new_coshf, cr_coshf, fast_coshf)
 FV_DEFINE(tanhf, new_tanhf, cr_tanhf, fast_tanhf)
@@ -256,6 +260,7 @@ static const fv_func fv_funcs[] = {
     {"asinf", fv_asinf},
     {"acosf", fv_acosf},
     {"expm1f", fv_expm1f},
+    {"log1pf", fv_log1pf},
     {"sinhf", fv_sinhf},
     {"coshf", fv_coshf},
     {"tanhf", fv_tanhf},
