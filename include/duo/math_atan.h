@@ -192,7 +192,9 @@ DUO_DEVICE float duo_m_acosf_cr_(float x)
  * file): the same method in plain double, eps = 2^-53 below.
  *
  * duo_m_angle_fast_ returns atan(a / b) (0 <= a <= b, b > 0, both
- * exact, or see asinf) or, with swap, pi/2 - atan(a / b).  t is a / b
+ * exact, or see asinf) or, with swap, pi/2 - atan(a / b), by way of
+ * duo_m_angle_from_ (u, its polynomial and the last sums, for a c and
+ * A = atan(c) from any table; asinf's has its own).  t is a / b
  * rounded (any value within 2^-52 of it will do), i = round(16 t) by
  * the shift, c = i / 16, so |a/b - c| <= 1/32 + 2^-52 and c <= 2 a/b
  * where i > 0.  u = (a - c b) / (b + c a) = (a/b - c) / (1 + c a/b)
@@ -214,20 +216,26 @@ DUO_DEVICE float duo_m_acosf_cr_(float x)
  * errors of their own, their comments add to these.)  The rounding
  * test allows 64 units of y's last place (duo_m_round_ok_, math_core.h)
  * in every one of them. */
-DUO_DEVICE double duo_m_angle_fast_(double a, double b, double t, int swap)
+DUO_DEVICE double duo_m_angle_from_(double a, double b, double c, double A,
+                                    int swap)
 {
-    const double shift = 0x1.8p52;
-    double z = duo_m_fma_(t, 16.0, shift);
-    double c = duo_m_mul_(z - shift, 0.0625);
-    int i = (int)(duo_bits_from_f64_(z) & 31u);
     double u = duo_m_fma_(-c, b, a) / duo_m_fma_(c, a, b);
     double s = duo_m_mul_(u, u);
     double q = duo_m_fma_(s, 1.0 / 9, -1.0 / 7);
     q = duo_m_fma_(q, s, 1.0 / 5);
     q = duo_m_fma_(q, s, -1.0 / 3);
     double p = duo_m_fma_(duo_m_mul_(u, s), q, u);
-    double A = DUO_MATH_T(duo_m_atan_16_)[2 * i];
     return swap ? (DUO_M_PIO2_HI - A) - p : A + p;
+}
+
+DUO_DEVICE double duo_m_angle_fast_(double a, double b, double t, int swap)
+{
+    const double shift = 0x1.8p52;
+    double z = duo_m_fma_(t, 16.0, shift);
+    double c = duo_m_mul_(z - shift, 0.0625);
+    int i = (int)(duo_bits_from_f64_(z) & 31u);
+    return duo_m_angle_from_(a, b, c, DUO_MATH_T(duo_m_atan_16_)[2 * i],
+                             swap);
 }
 
 /* The angle of (d, n) for doubles d, n >= 0, d + n > 0. */
@@ -292,29 +300,45 @@ DUO_DEVICE int duo_m_atan2f_fast_(float y, float x, float *out)
 /* asinf's and acosf's fast paths, for |x| < 1 (and asinf: |x| >=
  * 2^-126); -1 otherwise.  d = sqrt(1 - x^2): 1 - x^2 in one fma, its
  * square root rounded: within (1/2 + 1) eps (1 + eps) of the exact d.
- * asin |x| is the angle of (d, |x|), acos |x| that of (|x|, d): with
- * t the ratio (<= 1), atan t moves by at most t / (1 + t^2) <= 1/2
- * times d's relative error, while atan t >= (pi/4) t: at most 1.91 eps
- * relative, 2 units of the result's last place more than
- * duo_m_angle_fast_'s bound (and with swap, at most 0.76 eps absolute).
- * acosf of x < 0 is pi - acos |x|, as atan2f: below ((7.9 + 1.91) pi/4
- * + 1.1 + pi) eps < 12 eps absolute, the result >= pi/2: 7.7 eps
- * relative. */
+ * asin |x| = atan(|x| / d) and acos |x| = atan(d / |x|), by
+ * duo_m_angle_from_ on a = v = min(|x|, d) <= 2^-0.5 and b = max(|x|,
+ * d), with swap where the ratio is upside down.  The ratio a / b is
+ * (within d's error) t(v) = v / sqrt(1 - v^2), so c need not come from
+ * a division: j = round(32 v) and c = c_j = tan(asin(j/32)) rounded,
+ * with A = atan(c_j) rounded from the table duo_m_asin_32_.  Over each
+ * j's interval (the ends moved out by 2^-40), evaluated at 201 points
+ * per interval in 200-bit arithmetic, |u| = |t - c| / (1 + t c) <=
+ * 0.0223 (where j = 0: c = A = 0, u = a/b < 2^-5.9), A <= 2.0003 atan t
+ * and |u| <= 1.0004 atan t for j > 0: duo_m_angle_fast_'s argument
+ * goes through (truncation now below 2^-58 |u|), below (2.0003 + 4.81 *
+ * 1.0004 + 1) eps |y| < 7.9 eps |y| without swap, 6 eps |y| with.  d's
+ * error moves atan t by at most t / (1 + t^2) <= 1/2 times d's relative
+ * error, while atan t >= (pi/4) t: at most 1.91 eps relative, 2 units
+ * of the result's last place more (with swap, at most 0.76 eps
+ * absolute).  acosf of x < 0 is pi - acos |x|, as atan2f: below ((7.9 +
+ * 1.91) pi/4 + 1.1 + pi) eps < 12 eps absolute, the result >= pi/2: 7.7
+ * eps relative. */
 DUO_DEVICE int duo_m_asinf_fast_(float x, int is_acos, float *out)
 {
     uint32_t bx = duo_bits_from_f32_(x);
     uint32_t lo = is_acos ? 0u : 0x00800000u;
     if ((bx & 0x7fffffffu) - lo >= 0x3f800000u - lo)
         return -1;
+    const double shift = 0x1.8p52;
     double ax = fabs((double)x);
     double d = sqrt(duo_m_fma_(-ax, ax, 1.0));
-    if (!is_acos)
-        return duo_m_atanf_fast_out_(duo_m_angle2_fast_(ax, d), bx >> 31,
-                                     out);
-    double r = duo_m_angle2_fast_(d, ax);
-    if (bx >> 31)
+    /* v = min(|x|, d) <= 2^-0.5 picks c = c_j, j = round(32 v) */
+    int big = ax > d;
+    double v = big ? d : ax, w = big ? ax : d;
+    double z = duo_m_fma_(v, 32.0, shift);
+    int j = (int)(duo_bits_from_f64_(z) & 31u);
+    double c = DUO_MATH_T(duo_m_asin_32_)[2 * j];
+    double A = DUO_MATH_T(duo_m_asin_32_)[2 * j + 1];
+    /* asin |x| = atan(|x| / d), acos |x| = atan(d / |x|) */
+    double r = duo_m_angle_from_(v, w, c, A, big != is_acos);
+    if (is_acos && bx >> 31)
         r = DUO_M_PI_HI - r;
-    return duo_m_atanf_fast_out_(r, 0, out);
+    return duo_m_atanf_fast_out_(r, is_acos ? 0 : bx >> 31, out);
 }
 
 DUO_DEVICE float duo_atanf(float x)
