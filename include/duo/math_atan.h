@@ -261,8 +261,10 @@ DUO_DEVICE int duo_m_atanf_fast_out_(double y, int negative, float *out)
  * rounding test fails, -1 for |x| < 2^-126 (0 and subnormal results),
  * inf and NaN, which the careful path decides.  For |x| <= 1, (a, b) =
  * (|x|, 1), t = |x|; above, (1, |x|) with swap and t = 1 / |x|: u =
- * (1 - c |x|) / (|x| + c).  The bounds are duo_m_angle_fast_'s;
- * |y| >= |x| (1 - 2^-40) rounds to a normal double. */
+ * (1 - c |x|) / (|x| + c).  The bounds are duo_m_angle_fast_'s.  y is
+ * at least 2^-126: atan|x| >= (pi/4) min(|x|, 1), and for |x| < 2^-125
+ * the correction u^3/3 is below half a unit of |x|'s last place, so y =
+ * |x|. */
 DUO_DEVICE int duo_m_atanf_fast_(float x, float *out)
 {
     uint32_t bx = duo_bits_from_f32_(x);

@@ -268,8 +268,10 @@ DUO_DEVICE double duo_m_expm1_fast_(double z)
  * rounding test fails, -1 where the careful path decides outright (NaN,
  * |x| < 2^-126, x < -17.5 or x > 88.5).  y = duo_m_expm1_fast_(x) is
  * within 7.2 units of its last place; the test allows 64
- * (duo_m_round_ok_, math_core.h); |y| >= |x| (1 - 2^-40) or 2^-7.6 is
- * a normal float. */
+ * (duo_m_round_ok_, math_core.h).  |y| is a normal float's value:
+ * |e^x - 1| >= (1 - 1/e) min(|x|, 1), and for |x| < 2^-125 (k = 0, y =
+ * p) the correction r^2 q is below half a unit of x's last place, so y
+ * = x; below 2^128 (e^88.5 < 2^127.7). */
 DUO_DEVICE int duo_m_expm1f_fast_(float x, float *out)
 {
     uint32_t ax = duo_bits_from_f32_(x) & 0x7fffffffu;

@@ -259,7 +259,9 @@ DUO_DEVICE float duo_m_log1pf_cr_(float x)
  * x^2 exact, one fma: truncation below |x|^9 / 9 (1 + 2^-5) < 2^-51.1
  * |x|, the correction x^2 q (below 2^-6.9 |x|) within 3 eps of it, the
  * fma's rounding eps |y|, and |y| > |x| (1 - 2^-6.9): below 4.8 eps |y|,
- * 4.8 units of y's last place; the test allows 64.
+ * 4.8 units of y's last place; the test allows 64.  (y is a normal
+ * float's value: for |x| < 2^-125 the correction is below half a unit
+ * of x's last place and y = x.)
  *
  * Otherwise u = 1 + x in double: exact for x < 2^53 (x's last place is
  * at least 2^-29, u below 2^53), else within eps u, which moves log u

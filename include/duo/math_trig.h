@@ -290,7 +290,8 @@ DUO_DEVICE float duo_m_tanf_cr_(float x)
  * 2^-53 (3 + 0.182 / 0.02454) |y| < 10.5 units of y's last place.  tanf
  * divides the two: below 2 * 10.5 + 1 = 22 units.  The rounding test
  * allows 64 (duo_m_round_ok_, math_core.h); |y| lies in float's normal
- * range (|y| >= min(|x| (1 - 2^-40), 2^-40, 0.02454), |tan| <= 2^41).
+ * range: |y| >= min(|x| (1 - 2^-12), 2^-41, 0.02454) (for k = 0, |x| <
+ * pi/128; for j = 0 mod 64, |r| >= 2^-40), and |tan| <= 2^41.
  *
  * Returns k mod 128 and sin r = *sr, cos r - 1 = *cm for a float ax =
  * |x| in the range, or -1 when |r| < 2^-40 and k > 0. */
