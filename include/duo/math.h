@@ -49,14 +49,15 @@
  * How: each function evaluates in double precision, carrying a pair of
  * doubles where a sum would lose bits, to a relative error below about
  * 2^-58, then rounds once to float (math_core.h says why that gives the
- * same bits everywhere).  expf, exp2f, logf, log2f, log10f, cbrtf and
- * hypotf first try a fast path in plain double with a proven error
- * bound, and return its result only when a rounding test on the bits
- * below float precision shows it rounds as the exact value does
- * (duo_m_round_ok_); otherwise, rarely, the careful path above decides,
- * so the bits are the same either way (tests/math/fast_vs_cr.c).  Written from the published methods (Cody-Waite
- * and Payne-Hanek reduction, Taylor series on small intervals with
- * tables, error-free transformations), as the CORE-MATH project does.
+ * same bits everywhere).  Every float function but erff and powf first
+ * tries a fast path in plain double with a proven error bound, and
+ * returns its result only when a rounding test on the bits below float
+ * precision shows it rounds as the exact value does (duo_m_round_ok_);
+ * otherwise, rarely, the careful path above decides, so the bits are the
+ * same either way (tests/math/fast_vs_cr.c).  Written from the published
+ * methods (Cody-Waite and Payne-Hanek reduction, Taylor series on small
+ * intervals with tables, error-free transformations), as the CORE-MATH
+ * project does.
  * The double functions use the same methods on pairs of doubles, to a
  * relative error below about 2^-60 before one last rounding (twice for
  * subnormal results, still within 1 ulp).

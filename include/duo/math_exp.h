@@ -22,6 +22,12 @@
  * path above decides: duo_m_expf_cr_ and duo_m_exp2f_cr_, which were
  * expf and exp2f before the fast path, so the bits are theirs.  math-fast-vs-cr
  * (tests/math/fast_vs_cr.c) compares the two on all 2^32 floats.
+ *
+ * expm1f does the same with e^x - 1 = (2^E T - 1) + 2^E (T p + Tl) in
+ * plain double (duo_m_expm1_fast_, which sinhf, coshf and tanhf share),
+ * p = e^r - 1 to degree 6 so that the result stays within 7.2 units of
+ * its last place where it is small; the test allows 64.  The careful
+ * path is duo_m_expm1f_cr_.
  */
 #ifndef DUO_MATH_EXP_H
 #define DUO_MATH_EXP_H
@@ -197,7 +203,8 @@ DUO_DEVICE float duo_exp2f(float x)
     return duo_m_expf_fast_(x, 2, &y) > 0 ? y : duo_m_exp2f_cr_(x);
 }
 
-DUO_DEVICE float duo_expm1f(float x)
+/* expm1f's careful path: e^x - 1 as a pair of doubles, rounded once. */
+DUO_DEVICE float duo_m_expm1f_cr_(float x)
 {
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
@@ -210,6 +217,77 @@ DUO_DEVICE float duo_expm1f(float x)
     double hi, lo;
     duo_m_expm1_dd_((double)x, &hi, &lo);
     return duo_m_dd_to_float_(hi, lo);
+}
+
+/* e^z - 1 in plain double for the fast paths of expm1f, sinhf, coshf
+ * and tanhf: z a float's value or twice it, -18 <= z <= 88.5 (eps =
+ * 2^-53 below).  k = round(64 z / log 2) by the shift (|k| < 2^13.1; k
+ * may be one off near a half-integer: |rho| <= log(2)/128 + 2^-40),
+ * rho = z - k log(2)/64 by Cody-Waite: z - k L1 is exact (one fma; L1 =
+ * DUO_M_LN2_64_D_HI, 36 bits, both multiples of 2^-42 where k != 0,
+ * the difference below 2^-7), minus k L2 rounded once: r is within eps
+ * |r| + 2^-86 of rho, |r| < 2^-7.5; r = z where k = 0.  p = r + r^2
+ * (1/2 + r/6 + r^2/24 + r^3/120 + r^4/720): truncation below 2^-57.5
+ * |r|, evaluation below eps |p| + 2^-8 eps |r|; so p is within 2.1 eps
+ * |r| + 2^-85.9 of e^rho - 1.  With j = k mod 64, E = (k - j)/64 and T
+ * + Tl = 2^(j/64) (the table's pair, |Tl| <= eps T): e^z - 1 = U +
+ * 2^E V with U = 2^E T - 1 (exact for -1 <= E <= 52: Sterbenz, or both
+ * multiples of 2^(E-52) below 2^(E+1); otherwise rounded once, and then
+ * |m| >= 1/2, or |U| < |m| (1 + 2^-50)) and V = T p + Tl (one fma,
+ * dropping Tl p <= eps T |p|), then one sum.  For k = 0 the result is p
+ * itself (U = Tl = 0, T = 1): within 2.1 eps |m|, since |p| > |r| (1 -
+ * 2^-8).  Otherwise |z| >= log(2)/128 - 2^-40 and 2^E T |r| <= 1.01 |m|
+ * (e^|rho| |rho| e^z / |e^z - 1| is largest at the smallest |z|), so the
+ * error is below eps |m| (the sum) + 2 eps |m| (U) + 1.01 (1 + 1 + 2.1)
+ * eps |m| (V) + 2^E 2^-85.9 < 7.2 eps |m|: m = e^z - 1 within 7.2 units
+ * of its last place. */
+DUO_DEVICE double duo_m_expm1_fast_(double z)
+{
+    const double shift = 0x1.8p52;
+    double kb = duo_m_fma_(z, DUO_M_64_LN2, shift);
+    double kd = kb - shift;
+    double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, z);
+    double r = duo_m_fma_(-kd, DUO_M_LN2_64_D_LO, t);
+    double q = duo_m_fma_(r, 1.0 / 720, 1.0 / 120);
+    q = duo_m_fma_(q, r, 1.0 / 24);
+    q = duo_m_fma_(q, r, 1.0 / 6);
+    q = duo_m_fma_(q, r, 0.5);
+    double p = duo_m_fma_(duo_m_mul_(r, r), q, r);
+    /* k = kb's low bits (|k| < 2^14); (kb - j) << 46 is E << 52 mod 2^64 */
+    uint64_t b = duo_bits_from_f64_(kb);
+    uint64_t j = b & 63u;
+    double T = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
+    double Tl = DUO_MATH_T(duo_m_exp2_64_)[2 * j + 1];
+    double sc = duo_f64_from_bits_(0x3ff0000000000000ull + ((b - j) << 46));
+    double V = duo_m_fma_(T, p, Tl);
+    /* sc = 2^E, -29 <= E <= 128: both products exact */
+    return (duo_m_mul_(T, sc) - 1.0) + duo_m_mul_(V, sc);
+}
+
+/* expm1f's fast path: 1 and the correctly rounded *out, 0 when the
+ * rounding test fails, -1 where the careful path decides outright (NaN,
+ * |x| < 2^-126, x < -17.5 or x > 88.5).  y = duo_m_expm1_fast_(x) is
+ * within 7.2 units of its last place; the test allows 64
+ * (duo_m_round_ok_, math_core.h).  |y| is a normal float's value:
+ * |e^x - 1| >= (1 - 1/e) min(|x|, 1), and for |x| < 2^-125 (k = 0, y =
+ * p) the correction r^2 q is below half a unit of x's last place, so y
+ * = x; below 2^128 (e^88.5 < 2^127.7). */
+DUO_DEVICE int duo_m_expm1f_fast_(float x, float *out)
+{
+    uint32_t ax = duo_bits_from_f32_(x) & 0x7fffffffu;
+    if (ax < 0x00800000u || !(x >= -17.5f && x <= 88.5f))
+        return -1;
+    double y = duo_m_expm1_fast_((double)x);
+    if (!duo_m_round_ok_(y, 64))
+        return 0;
+    *out = (float)y;
+    return 1;
+}
+
+DUO_DEVICE float duo_expm1f(float x)
+{
+    float y;
+    return duo_m_expm1f_fast_(x, &y) > 0 ? y : duo_m_expm1f_cr_(x);
 }
 
 /* e^x for a double: the same method with x - k log(2)/64 as a pair of

@@ -4,7 +4,18 @@
  *
  * Float: from e^|x| as a pair of doubles (duo/math_exp.h), e^-|x| as its
  * reciprocal with the division's remainder, or e^(2|x|) - 1; rounded
- * once to float.
+ * once to float.  But first a fast path (duo_m_hypf_fast_): the same
+ * forms from m = e^|x| - 1 or e^(2|x|) - 1 in plain double
+ * (duo_m_expm1_fast_), sinh|x| = (m + m / (m + 1)) / 2, cosh|x| = (w +
+ * 1/w) / 2 with w = m + 1, tanh|x| = m / (m + 2): no sum cancels, the
+ * result is within 17.4 units of its last place, and when its bits below
+ * float precision are more than 64 units from a float midpoint
+ * (duo_m_round_ok_, math_core.h) it rounds to the correctly rounded
+ * float.  Otherwise, and for NaN, |x| > 88.5 (tanhf: 10) and, for sinhf
+ * and tanhf, |x| < 2^-126, the careful path decides: duo_m_sinhf_cr_
+ * and its siblings, the functions as they were before, so the bits are
+ * theirs (math-fast-vs-cr, tests/math/fast_vs_cr.c, on all 2^32
+ * floats).
  *
  * Double: the forms that never subtract nearly equal numbers, with
  * E = e^|x| - 1 as a pair (duo_m_expm1_pair_d_, relative error below
@@ -38,7 +49,7 @@ DUO_DEVICE void duo_m_exp_halves_(double ax, double *ah, double *al,
     *bl = (duo_m_fma_(-q, *ah, 0.25) - duo_m_mul_(q, *al)) / *ah;
 }
 
-DUO_DEVICE float duo_sinhf(float x)
+DUO_DEVICE float duo_m_sinhf_cr_(float x)
 {
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
@@ -68,7 +79,7 @@ DUO_DEVICE float duo_sinhf(float x)
     return sign * duo_m_dd_to_float_(hi, lo);
 }
 
-DUO_DEVICE float duo_coshf(float x)
+DUO_DEVICE float duo_m_coshf_cr_(float x)
 {
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
@@ -81,7 +92,7 @@ DUO_DEVICE float duo_coshf(float x)
     return duo_m_dd_to_float_(hi, e + (al + bl));
 }
 
-DUO_DEVICE float duo_tanhf(float x)
+DUO_DEVICE float duo_m_tanhf_cr_(float x)
 {
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
@@ -99,6 +110,67 @@ DUO_DEVICE float duo_tanhf(float x)
     double ql;
     double q = duo_m_dd_div_(mh, ml, dh, dl, &ql);
     return sign * duo_m_dd_to_float_(q, ql);
+}
+
+/* The fast paths of sinhf (which 0), coshf (1) and tanhf (2): 1 and
+ * the correctly rounded *out, 0 when the rounding test fails, -1 where
+ * the careful path decides outright (NaN, |x| > 88.5, for tanhf |x| >
+ * 10; for sinhf and tanhf |x| < 2^-126).  eps = 2^-53.
+ *
+ * m = e^z - 1 by duo_m_expm1_fast_ (math_exp.h), within 7.2 eps |m|,
+ * z = |x| (sinh, cosh) or 2 |x| (tanh); m > 0, so below no sum
+ * cancels: w = m + 1 is within (7.2 + 1) eps w.  sinh|x| = (m + m / w)
+ * / 2: m / w within (7.2 + 8.2 + 1) eps, the sum of two positive terms
+ * within (16.4 + 1) eps, halving exact: 17.4 eps.  cosh|x| = (w + 1 /
+ * w) / 2: 1 / w within 9.2 eps, the sum within 10.2 eps.  tanh|x| = m /
+ * (m + 2): m + 2 within 8.2 eps, the quotient within 16.4 eps.  So the
+ * result y is within 17.4 units of its last place; the rounding test
+ * allows 64 (duo_m_round_ok_, math_core.h).  y is a normal float's
+ * value: sinh|x| >= |x|, tanh|x| >= 0.76 min(|x|, 1), and for |x| <
+ * 2^-125 m rounds to z, m + 2 to 2, and y to |x|; cosh|x| >= 1; and
+ * below 2^128 (sinh 88.5 < 2^127.7). */
+DUO_DEVICE int duo_m_hypf_fast_(float x, int which, float *out)
+{
+    uint32_t bx = duo_bits_from_f32_(x), ax = bx & 0x7fffffffu;
+    uint32_t hi = which == 2 ? 0x41200000u : 0x42b10000u; /* 10, 88.5 */
+    uint32_t lo = which == 1 ? 0u : 0x00800000u;
+    if (ax - lo > hi - lo)
+        return -1;
+    double z = fabs((double)x), y;
+    if (which == 2)
+        z = duo_m_mul_(z, 2.0);
+    double m = duo_m_expm1_fast_(z);
+    if (which == 0) {
+        y = duo_m_mul_(m + m / (m + 1.0), 0.5);
+    } else if (which == 1) {
+        double w = m + 1.0;
+        y = duo_m_mul_(w + 1.0 / w, 0.5);
+    } else {
+        y = m / (m + 2.0);
+    }
+    if (!duo_m_round_ok_(y, 64))
+        return 0;
+    float f = (float)y;
+    *out = which != 1 && bx >> 31 ? -f : f;
+    return 1;
+}
+
+DUO_DEVICE float duo_sinhf(float x)
+{
+    float y;
+    return duo_m_hypf_fast_(x, 0, &y) > 0 ? y : duo_m_sinhf_cr_(x);
+}
+
+DUO_DEVICE float duo_coshf(float x)
+{
+    float y;
+    return duo_m_hypf_fast_(x, 1, &y) > 0 ? y : duo_m_coshf_cr_(x);
+}
+
+DUO_DEVICE float duo_tanhf(float x)
+{
+    float y;
+    return duo_m_hypf_fast_(x, 2, &y) > 0 ? y : duo_m_tanhf_cr_(x);
 }
 
 /* sinh|x| = cosh|x| = e^|x| / 2 for 40 <= |x|: 2^(E-1) (h + l), rounded

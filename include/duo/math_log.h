@@ -24,6 +24,11 @@
  * decides: duo_m_logf_cr_ and its siblings, which were logf, log2f and
  * log10f before the fast path, so the bits are theirs.  math-fast-vs-cr
  * (tests/math/fast_vs_cr.c) compares the two on all 2^32 floats.
+ *
+ * log1pf likewise (duo_m_log1pf_fast_): below 2^-6 the series to x^8
+ * in one fma (within 4.8 units, the test allows 64), above it logf's
+ * fast path applied to u = 1 + x (exact in double below 2^53); the
+ * careful path is duo_m_log1pf_cr_.
  */
 #ifndef DUO_MATH_LOG_H
 #define DUO_MATH_LOG_H
@@ -210,7 +215,9 @@ DUO_DEVICE float duo_log10f(float x)
     return duo_m_logf_fast_(x, 10, &y) > 0 ? y : duo_m_log10f_cr_(x);
 }
 
-DUO_DEVICE float duo_log1pf(float x)
+/* log1pf's careful path: log(1 + x) as a pair of doubles, rounded
+ * once. */
+DUO_DEVICE float duo_m_log1pf_cr_(float x)
 {
     if (duo_m_isnan_(x))
         return duo_m_qnan_(x);
@@ -242,6 +249,73 @@ DUO_DEVICE float duo_log1pf(float x)
         lo += ul / uh;
     }
     return duo_m_dd_to_float_(hi, lo);
+}
+
+/* log1pf's fast path: 1 and the correctly rounded *out, 0 when the
+ * rounding test fails, -1 where the careful path decides outright (NaN,
+ * x <= -1, +inf, |x| < 2^-126).  eps = 2^-53.
+ *
+ * |x| < 2^-6: y = x + x^2 q, q = -1/2 + x/3 - ... - x^6/8 by Horner,
+ * x^2 exact, one fma: truncation below |x|^9 / 9 (1 + 2^-5) < 2^-51.1
+ * |x|, the correction x^2 q (below 2^-6.9 |x|) within 3 eps of it, the
+ * fma's rounding eps |y|, and |y| > |x| (1 - 2^-6.9): below 4.8 eps |y|,
+ * 4.8 units of y's last place; the test allows 64.  (y is a normal
+ * float's value: for |x| < 2^-125 the correction is below half a unit
+ * of x's last place and y = x.)
+ *
+ * Otherwise u = 1 + x in double: exact for x < 2^53 (x's last place is
+ * at least 2^-29, u below 2^53), else within eps u, which moves log u
+ * (> 36) by less than 2^-58 of it.  u has at most 30 significant bits,
+ * so logf's fast path (duo_m_logf_fast_) carries over to u: E, i =
+ * u's top 7 fraction bits, r = m c_i - 1 exact (m c_i is a multiple of
+ * 2^-41 within 2^-7 of 1), T, the degree 6 polynomial and the same two
+ * sums, error below 2^-42.7 |y|, 2^10.3 units of y's last place; the
+ * test allows 2^12.  |y| >= log1p(2^-6) (1 - 2^-40) > 2^-6.1. */
+DUO_DEVICE int duo_m_log1pf_fast_(float x, float *out)
+{
+    uint32_t bx = duo_bits_from_f32_(x), ax = bx & 0x7fffffffu;
+    if (ax < 0x00800000u || !(x > -1.0f && ax < 0x7f800000u))
+        return -1;
+    double xd = (double)x, y;
+    uint64_t err;
+    if (ax < 0x3c800000u) { /* 2^-6 */
+        double q = duo_m_fma_(xd, -1.0 / 8, 1.0 / 7);
+        q = duo_m_fma_(q, xd, -1.0 / 6);
+        q = duo_m_fma_(q, xd, 1.0 / 5);
+        q = duo_m_fma_(q, xd, -1.0 / 4);
+        q = duo_m_fma_(q, xd, 1.0 / 3);
+        q = duo_m_fma_(q, xd, -0.5);
+        y = duo_m_fma_(duo_m_mul_(xd, xd), q, xd);
+        err = 64;
+    } else {
+        double u = 1.0 + xd;
+        uint64_t b = duo_bits_from_f64_(u);
+        int i = (int)((b >> 45) & 127u);
+        /* adding half the fraction range carries into the exponent
+         * just where i >= 64 */
+        double E = (double)((int)((b + 0x0008000000000000ull) >> 52) - 1023);
+        double m = duo_f64_from_bits_((b & 0x000fffffffffffffull) |
+                                      0x3ff0000000000000ull);
+        double r = duo_m_fma_(m, DUO_MATH_T(duo_m_log_c_)[i], -1.0);
+        double T = DUO_MATH_T(duo_m_log_l_)[2 * i];
+        double r2 = duo_m_mul_(r, r);
+        double q56 = duo_m_fma_(r, -1.0 / 6, 1.0 / 5);
+        double q34 = duo_m_fma_(r, -1.0 / 4, 1.0 / 3);
+        double q = duo_m_fma_(r2, q56, q34);
+        q = duo_m_fma_(r, q, -0.5);
+        y = duo_m_fma_(E, DUO_M_LN2_HI, T + duo_m_fma_(r2, q, r));
+        err = 4096;
+    }
+    if (!duo_m_round_ok_(y, err))
+        return 0;
+    *out = (float)y;
+    return 1;
+}
+
+DUO_DEVICE float duo_log1pf(float x)
+{
+    float y;
+    return duo_m_log1pf_fast_(x, &y) > 0 ? y : duo_m_log1pf_cr_(x);
 }
 
 /* log u = *hi + *lo for a positive finite normal double u, the same

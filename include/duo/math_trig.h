@@ -13,6 +13,22 @@
  * S, C = sin, cos(k pi/64) from a table (pairs of doubles), sin r and
  * cos r - 1 by Taylor series (truncation below 2^-61 relative); sums as
  * pairs of doubles, error below 2^-58 relative, rounded once to float.
+ *
+ * sinf, cosf, sincosf and tanf first try a fast path
+ * (duo_m_trigf_fast_, duo_m_sincosf_fast_) for 2^-126 <= |x| < 2^20:
+ * the same k and table, rho = |x| - k pi/64 by Cody-Waite in plain
+ * double (pi/64 in three parts, two fma rounded), sin r and cos r - 1
+ * by short Taylor polynomials, S + (S cm + C sr) with the table's high
+ * parts.  The result y is within 10.5 units of its last place (tanf:
+ * 22; bound at duo_m_trigf_fast_reduce_); when y's bits below float
+ * precision are more than 64 units from a float midpoint
+ * (duo_m_round_ok_, math_core.h), y rounds to the correctly rounded
+ * float.  Otherwise (at most 1e-7 of the arguments), where |r| < 2^-40
+ * with k > 0, and for 0, subnormal, huge, infinite and NaN arguments,
+ * the careful path above decides: duo_m_sinf_cr_ and its siblings, which
+ * were sinf, cosf, sincosf and tanf before the fast path, so the bits
+ * are theirs.  math-fast-vs-cr (tests/math/fast_vs_cr.c) compares the
+ * two on all 2^32 floats.
  */
 #ifndef DUO_MATH_TRIG_H
 #define DUO_MATH_TRIG_H
@@ -184,7 +200,7 @@ DUO_DEVICE void duo_m_sincos_eval_(int k, double rh, double sl, double cm,
           duo_m_fma_(sh, cm, duo_m_mul_(ch, sl));
 }
 
-DUO_DEVICE float duo_sinf(float x)
+DUO_DEVICE float duo_m_sinf_cr_(float x)
 {
     float ax = fabsf(x);
     if (!(ax < duo_f32_from_bits_(0x7f800000u)))
@@ -197,7 +213,7 @@ DUO_DEVICE float duo_sinf(float x)
     return duo_bits_from_f32_(x) >> 31 ? -y : y;
 }
 
-DUO_DEVICE float duo_cosf(float x)
+DUO_DEVICE float duo_m_cosf_cr_(float x)
 {
     float ax = fabsf(x);
     if (!(ax < duo_f32_from_bits_(0x7f800000u)))
@@ -209,7 +225,7 @@ DUO_DEVICE float duo_cosf(float x)
     return duo_m_dd_to_float_(hi, lo);
 }
 
-DUO_DEVICE void duo_sincosf(float x, float *s, float *c)
+DUO_DEVICE void duo_m_sincosf_cr_(float x, float *s, float *c)
 {
     float ax = fabsf(x);
     if (!(ax < duo_f32_from_bits_(0x7f800000u))) {
@@ -226,7 +242,7 @@ DUO_DEVICE void duo_sincosf(float x, float *s, float *c)
     *c = duo_m_dd_to_float_(hi, lo);
 }
 
-DUO_DEVICE float duo_tanf(float x)
+DUO_DEVICE float duo_m_tanf_cr_(float x)
 {
     float ax = fabsf(x);
     if (!(ax < duo_f32_from_bits_(0x7f800000u)))
@@ -240,6 +256,149 @@ DUO_DEVICE float duo_tanf(float x)
     double q = duo_m_dd_div_(sh, slo, ch, clo, &ql);
     float y = duo_m_dd_to_float_(q, ql);
     return duo_bits_from_f32_(x) >> 31 ? -y : y;
+}
+
+/* The fast paths of sinf, cosf, sincosf and tanf (see the top of the
+ * file): for 2^-126 <= |x| < 2^20, k = |x| 64/pi rounded (by the shift,
+ * from a product with 64/pi rounded: k may be one off where |x| 64/pi
+ * is within 2^-28.6 of a half-integer, so |rho| <= pi/128 + 2^-32)
+ * and rho = |x| - k pi/64 by Cody-Waite in plain double, pi/64 = P1 +
+ * P2 + P3 + (below 2^-127): t = |x| - k P1 is exact (one fma; k P1 and
+ * |x| are multiples of P1's last place 2^-36, and |t| < 2^-4), then
+ * t - k P2 and that minus k P3 are each rounded once (fma), so r is
+ * within 2^-53 (|r| + k |P3|) + 2^-53 |r| + k 2^-127 of rho, k < 2^24.4:
+ * below 2^-51.9 |r| + 2^-102 + 2^-102.6.  When k > 0 and |r| < 2^-40
+ * the rounding test is counted as failed (return 0); otherwise the
+ * reduction error is below 2^-51.9 |r| (1 + 2^-10).  |r| < 2^-5.35.
+ *
+ * With s = r^2: sin r = r + r s (-1/6 + s/120 - s^2/5040) (truncation
+ * below 2^-61.3 |r|, evaluation below 2^-53 |sin r| + 2^-64 |r|) and
+ * cos r - 1 = s (-1/2 + s/24 - s^2/720) (truncation below 2^-58,
+ * evaluation below 2^-63).  sin(j pi/64 + rho) = S + (S cm + C sr)
+ * with S, C = sin, cos(j pi/64) (the careful path's table, high parts
+ * only: within 2^-53 of them, relatively; exactly 0 and +-1 at
+ * j = 0 mod 32), one product, one fma and one sum; cos is the same at
+ * j + 32.  Where S = 0 (j = 0 mod 64) this is C sr = +-sr exactly, and
+ * the error is below 2^-53 + 2^-51.9 (1 + 2^-10) + 2^-63 relative, less
+ * than 3.1 units in the last place of the result y.  Otherwise |y| >=
+ * sin(pi/128 - 2^-32) > 0.02454 and |S| < 2 |y| (the worst case, j = 1
+ * and rho = -pi/128, has S / y = 2 cos(pi/128)); the errors of S (2^-53
+ * |S|), C (2^-53 |C| |r|), the reduction (2^-51.9 |r| times |C| <= 1),
+ * sr (2^-53 |r|), the product (2^-53 |r|), the fma (2^-53 |S cm + C sr|
+ * <= 2^-53 0.0249) and the sum (2^-53 |y|), with the truncations (below
+ * 2^-57.9), add up to less than 2^-53 (|S| + |y| + 0.182): below
+ * 2^-53 (3 + 0.182 / 0.02454) |y| < 10.5 units of y's last place.  tanf
+ * divides the two: below 2 * 10.5 + 1 = 22 units.  The rounding test
+ * allows 64 (duo_m_round_ok_, math_core.h); |y| lies in float's normal
+ * range: |y| >= min(|x| (1 - 2^-12), 2^-41, 0.02454) (for k = 0, |x| <
+ * pi/128; for j = 0 mod 64, |r| >= 2^-40), and |tan| <= 2^41.
+ *
+ * Returns k mod 128 and sin r = *sr, cos r - 1 = *cm for a float ax =
+ * |x| in the range, or -1 when |r| < 2^-40 and k > 0. */
+DUO_DEVICE int duo_m_trigf_fast_reduce_(float ax, double *sr, double *cm)
+{
+    const double shift = 0x1.8p52;
+    double xd = (double)ax;
+    double z = duo_m_fma_(xd, DUO_M_64_PI, shift);
+    double kd = z - shift;
+    double t = duo_m_fma_(-kd, DUO_M_PIO64_P1, xd);
+    t = duo_m_fma_(-kd, DUO_M_PIO64_P2, t);
+    double r = duo_m_fma_(-kd, DUO_M_PIO64_P3, t);
+    if (fabs(r) < 0x1p-40 && kd != 0.0)
+        return -1;
+    double s = duo_m_mul_(r, r);
+    double q = duo_m_fma_(s, -1.0 / 5040, 1.0 / 120);
+    q = duo_m_fma_(q, s, -1.0 / 6);
+    *sr = duo_m_fma_(duo_m_mul_(r, s), q, r);
+    double c = duo_m_fma_(s, -1.0 / 720, 1.0 / 24);
+    c = duo_m_fma_(c, s, -0.5);
+    *cm = duo_m_mul_(s, c);
+    /* z = k + 1.5 2^52 exactly, so its low bits are k's */
+    return (int)(duo_bits_from_f64_(z) & 127u);
+}
+
+/* sin(j pi/64 + rho) from sin r and cos r - 1, in plain double. */
+DUO_DEVICE double duo_m_trigf_fast_at_(int j, double sr, double cm)
+{
+    double S = DUO_MATH_T(duo_m_sin_64_)[2 * (j & 127)];
+    double C = DUO_MATH_T(duo_m_sin_64_)[2 * ((j + 32) & 127)];
+    return S + duo_m_fma_(S, cm, duo_m_mul_(C, sr));
+}
+
+/* Whether |x| is for the fast paths: 2^-126 <= |x| < 2^20 (not 0,
+ * subnormal, large, inf or NaN). */
+DUO_DEVICE int duo_m_trigf_fast_arg_(float x)
+{
+    return (duo_bits_from_f32_(x) & 0x7fffffffu) - 0x00800000u <
+           0x49800000u - 0x00800000u;
+}
+
+/* The fast path of sinf (which 0), cosf (1) and tanf (2): 1 and the
+ * correctly rounded *out, 0 when the rounding test fails, -1 when x is
+ * not for the fast path; on 0 and -1 the careful path decides. */
+DUO_DEVICE int duo_m_trigf_fast_(float x, int which, float *out)
+{
+    if (!duo_m_trigf_fast_arg_(x))
+        return -1;
+    double sr, cm, y;
+    int k = duo_m_trigf_fast_reduce_(fabsf(x), &sr, &cm);
+    if (k < 0)
+        return 0;
+    if (which == 0)
+        y = duo_m_trigf_fast_at_(k, sr, cm);
+    else if (which == 1)
+        y = duo_m_trigf_fast_at_(k + 32, sr, cm);
+    else
+        y = duo_m_trigf_fast_at_(k, sr, cm) /
+            duo_m_trigf_fast_at_(k + 32, sr, cm);
+    if (!duo_m_round_ok_(y, 64))
+        return 0;
+    float f = (float)y;
+    *out = which != 1 && duo_bits_from_f32_(x) >> 31 ? -f : f;
+    return 1;
+}
+
+/* sincosf's: both parts from one reduction; 1 when both pass the test. */
+DUO_DEVICE int duo_m_sincosf_fast_(float x, float *s, float *c)
+{
+    if (!duo_m_trigf_fast_arg_(x))
+        return -1;
+    double sr, cm;
+    int k = duo_m_trigf_fast_reduce_(fabsf(x), &sr, &cm);
+    if (k < 0)
+        return 0;
+    double ys = duo_m_trigf_fast_at_(k, sr, cm);
+    double yc = duo_m_trigf_fast_at_(k + 32, sr, cm);
+    if (!duo_m_round_ok_(ys, 64) || !duo_m_round_ok_(yc, 64))
+        return 0;
+    float f = (float)ys;
+    *s = duo_bits_from_f32_(x) >> 31 ? -f : f;
+    *c = (float)yc;
+    return 1;
+}
+
+DUO_DEVICE float duo_sinf(float x)
+{
+    float y;
+    return duo_m_trigf_fast_(x, 0, &y) > 0 ? y : duo_m_sinf_cr_(x);
+}
+
+DUO_DEVICE float duo_cosf(float x)
+{
+    float y;
+    return duo_m_trigf_fast_(x, 1, &y) > 0 ? y : duo_m_cosf_cr_(x);
+}
+
+DUO_DEVICE void duo_sincosf(float x, float *s, float *c)
+{
+    if (duo_m_sincosf_fast_(x, s, c) <= 0)
+        duo_m_sincosf_cr_(x, s, c);
+}
+
+DUO_DEVICE float duo_tanf(float x)
+{
+    float y;
+    return duo_m_trigf_fast_(x, 2, &y) > 0 ? y : duo_m_tanf_cr_(x);
 }
 
 /* |x| = k pi/64 + (*rh + *rl), |r| <= pi/128 (and a hair), for a finite

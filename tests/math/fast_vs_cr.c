@@ -12,14 +12,15 @@
  * runs both over the argument bit patterns --from..--to (all 2^32 by
  * default; every N-th one with --step N) and counts the arguments whose
  * results differ in any bit (NaN payloads and the sign of zero
- * included); for hypotf, whose 2^64 argument pairs are out of reach,
- * the numbers --from..--to pick pairs of math-exhaustive's sample
- * (math_pairs.h: pseudo-random, half with nearby exponents) instead, so
- * a full run compares 2^32 pairs.  It also counts how often the fast path's rounding test
- * failed (the fallback rate) among the arguments the fast path
- * evaluated, and how many arguments it leaves to the careful path
- * outright (NaN, infinities, domain errors, ...).  The first differences
- * are listed.  Exit status 1 if any result differs.
+ * included); for atan2f and hypotf, whose 2^64 argument pairs are out
+ * of reach, the numbers --from..--to pick pairs of math-exhaustive's
+ * sample (math_pairs.h: pseudo-random, half with nearby exponents)
+ * instead, so a full run compares 2^32 pairs.  It also counts how often
+ * the fast path's rounding test failed (the fallback rate) among the
+ * arguments the fast path evaluated, and how many arguments it leaves
+ * to the careful path outright (NaN, infinities, domain errors, ...).
+ * The first differences are listed.  Exit status 1 if any result
+ * differs.
  *
  * With no FUNC, all of them.  OpenMP threads share the work.  CTest runs
  * it with a --step (test math_fast); the record of full runs is in
@@ -145,12 +146,97 @@ FV_1(new_cbrtf, duo_cbrtf(x))
 FV_1(cr_cbrtf, duo_m_cbrtf_cr_(x))
 FV_FAST1(fast_cbrtf, duo_m_cbrtf_fast_(x, y))
 
+FV_1(new_sinf, duo_sinf(x))
+FV_1(cr_sinf, duo_m_sinf_cr_(x))
+FV_FAST1(fast_sinf, duo_m_trigf_fast_(x, 0, y))
+FV_1(new_cosf, duo_cosf(x))
+FV_1(cr_cosf, duo_m_cosf_cr_(x))
+FV_FAST1(fast_cosf, duo_m_trigf_fast_(x, 1, y))
+FV_1(new_tanf, duo_tanf(x))
+FV_1(cr_tanf, duo_m_tanf_cr_(x))
+FV_FAST1(fast_tanf, duo_m_trigf_fast_(x, 2, y))
+/* sincosf: each part on its own (the fast path decides both or neither) */
+static float new_sincosf_sin(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_sincosf(x, &s, &c);
+    return s;
+}
+static float new_sincosf_cos(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_sincosf(x, &s, &c);
+    return c;
+}
+static float cr_sincosf_sin(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_m_sincosf_cr_(x, &s, &c);
+    return s;
+}
+static float cr_sincosf_cos(float x, float x2)
+{
+    float s, c;
+    (void)x2;
+    duo_m_sincosf_cr_(x, &s, &c);
+    return c;
+}
+static int fast_sincosf(float x, float x2, float *y)
+{
+    float c;
+    (void)x2;
+    return duo_m_sincosf_fast_(x, y, &c);
+}
+
+FV_1(new_atanf, duo_atanf(x))
+FV_1(cr_atanf, duo_m_atanf_cr_(x))
+FV_FAST1(fast_atanf, duo_m_atanf_fast_(x, y))
+FV_1(new_asinf, duo_asinf(x))
+FV_1(cr_asinf, duo_m_asinf_cr_(x))
+FV_FAST1(fast_asinf, duo_m_asinf_fast_(x, 0, y))
+FV_1(new_acosf, duo_acosf(x))
+FV_1(cr_acosf, duo_m_acosf_cr_(x))
+FV_FAST1(fast_acosf, duo_m_asinf_fast_(x, 1, y))
+
+FV_1(new_expm1f, duo_expm1f(x))
+FV_1(cr_expm1f, duo_m_expm1f_cr_(x))
+FV_FAST1(fast_expm1f, duo_m_expm1f_fast_(x, y))
+FV_1(new_log1pf, duo_log1pf(x))
+FV_1(cr_log1pf, duo_m_log1pf_cr_(x))
+FV_FAST1(fast_log1pf, duo_m_log1pf_fast_(x, y))
+FV_1(new_sinhf, duo_sinhf(x))
+FV_1(cr_sinhf, duo_m_sinhf_cr_(x))
+FV_FAST1(fast_sinhf, duo_m_hypf_fast_(x, 0, y))
+FV_1(new_coshf, duo_coshf(x))
+FV_1(cr_coshf, duo_m_coshf_cr_(x))
+FV_FAST1(fast_coshf, duo_m_hypf_fast_(x, 1, y))
+FV_1(new_tanhf, duo_tanhf(x))
+FV_1(cr_tanhf, duo_m_tanhf_cr_(x))
+FV_FAST1(fast_tanhf, duo_m_hypf_fast_(x, 2, y))
+
 FV_DEFINE(expf, new_expf, cr_expf, fast_expf)
 FV_DEFINE(exp2f, new_exp2f, cr_exp2f, fast_exp2f)
 FV_DEFINE(logf, new_logf, cr_logf, fast_logf)
 FV_DEFINE(log2f, new_log2f, cr_log2f, fast_log2f)
 FV_DEFINE(log10f, new_log10f, cr_log10f, fast_log10f)
 FV_DEFINE(cbrtf, new_cbrtf, cr_cbrtf, fast_cbrtf)
+FV_DEFINE(sinf, new_sinf, cr_sinf, fast_sinf)
+FV_DEFINE(cosf, new_cosf, cr_cosf, fast_cosf)
+FV_DEFINE(sincosf_sin, new_sincosf_sin, cr_sincosf_sin, fast_sincosf)
+FV_DEFINE(sincosf_cos, new_sincosf_cos, cr_sincosf_cos, fast_sincosf)
+FV_DEFINE(tanf, new_tanf, cr_tanf, fast_tanf)
+FV_DEFINE(atanf, new_atanf, cr_atanf, fast_atanf)
+FV_DEFINE(asinf, new_asinf, cr_asinf, fast_asinf)
+FV_DEFINE(acosf, new_acosf, cr_acosf, fast_acosf)
+FV_DEFINE(expm1f, new_expm1f, cr_expm1f, fast_expm1f)
+FV_DEFINE(log1pf, new_log1pf, cr_log1pf, fast_log1pf)
+FV_DEFINE(sinhf, new_sinhf, cr_sinhf, fast_sinhf)
+FV_DEFINE(coshf, new_coshf, cr_coshf, fast_coshf)
+FV_DEFINE(tanhf, new_tanhf, cr_tanhf, fast_tanhf)
+FV_DEFINE2(atan2f, duo_atan2f, duo_m_atan2f_cr_, duo_m_atan2f_fast_)
 FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
 typedef struct fv_func {
@@ -165,6 +251,20 @@ static const fv_func fv_funcs[] = {
     {"log2f", fv_log2f},
     {"log10f", fv_log10f},
     {"cbrtf", fv_cbrtf},
+    {"sinf", fv_sinf},
+    {"cosf", fv_cosf},
+    {"sincosf.sin", fv_sincosf_sin},
+    {"sincosf.cos", fv_sincosf_cos},
+    {"tanf", fv_tanf},
+    {"atanf", fv_atanf},
+    {"asinf", fv_asinf},
+    {"acosf", fv_acosf},
+    {"expm1f", fv_expm1f},
+    {"log1pf", fv_log1pf},
+    {"sinhf", fv_sinhf},
+    {"coshf", fv_coshf},
+    {"tanhf", fv_tanhf},
+    {"atan2f", fv_atan2f},
     {"hypotf", fv_hypotf},
 };
 #define FV_COUNT (int)(sizeof fv_funcs / sizeof fv_funcs[0])
