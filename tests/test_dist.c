@@ -731,6 +731,43 @@ static void test_reduce_errors(void)
                      DUO_ERROR_INVALID_ARGUMENT);
         CHECK_CONTAINS(duo_last_error(), "pieces");
         CHECK(out == 42.0);
+        /* A checked layout is kept for the next call (dist_pieces.c):
+         * pieces that then change on one rank only are checked again,
+         * refused where they leave a gap, and reduced as they are where
+         * a boundary moved.  Every rank holds 1, 2, ..., 100. */
+        double h[100];
+        for (int i = 0; i < 100; ++i)
+            h[i] = (double)(i + 1);
+        CHECK_OK(duo_memcpy(dev, h, sizeof h, DUO_HOST_TO_DEVICE));
+        CHECK_OK(duo_dist_reduce(DUO_SUM, DUO_F64, dev + r.begin, &r, &out));
+        CHECK(out == 5050.0);
+        out = 42.0;
+        CHECK_STATUS(duo_dist_reduce(DUO_SUM, DUO_F64, dev + gap.begin, &gap,
+                                     &out),
+                     DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "pieces");
+        CHECK(out == 42.0);
+        CHECK_OK(duo_dist_reduce(DUO_SUM, DUO_F64, dev + r.begin, &r, &out));
+        CHECK(out == 5050.0);
+        duo_dist_range moved = r; /* rank 0's piece one element longer */
+        if (rank_ == 0)
+            moved.count += 1;
+        if (rank_ == 1) {
+            moved.begin += 1;
+            moved.count -= 1;
+        }
+        double top = 0.0;
+        for (int k = 0; k < 2; ++k) {
+            out = 42.0;
+            CHECK_OK(duo_dist_reduce(DUO_SUM, DUO_F64, dev + moved.begin,
+                                     &moved, &out));
+            CHECK(out == 5050.0);
+            CHECK_OK(duo_dist_reduce_arg(DUO_MIN, DUO_F64, dev + moved.begin,
+                                         &moved, &idx, &top));
+            CHECK(idx == 0 && top == 1.0);
+        }
+        CHECK_OK(duo_dist_reduce(DUO_SUM, DUO_F64, dev + r.begin, &r, &out));
+        CHECK(out == 5050.0);
     }
     CHECK_OK(duo_free(dev));
     duo_dist_set_abort_on_error(1);

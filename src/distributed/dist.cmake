@@ -8,7 +8,7 @@
 # MPI or pinned host buffers (backend_cuda/dist.cu decides at run time).
 set(DUO_DIST_SOURCES distributed/dist_runtime.c distributed/dist_layout.c
   distributed/dist_reduce.c distributed/dist_halo.c distributed/dist_order.c distributed/dist_dot.c
-  distributed/dot_chunks.c)
+  distributed/dist_pieces.c distributed/dot_chunks.c)
 # dot_chunks.c holds kernels: CUDA C++ in a CUDA build.
 if(DUO_BACKEND STREQUAL "cuda")
   set_source_files_properties(distributed/dot_chunks.c PROPERTIES LANGUAGE CUDA)

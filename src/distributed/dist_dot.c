@@ -8,15 +8,15 @@
  * final pass over the partials.  So:
  *
  *  1. the ranks check that they make the same call (dist_agree) and
- *     all-gather their ranges;
+ *     learn each other's ranges (dist_pieces);
  *  2. chunk c belongs to the rank holding its first element.  A rank
  *     whose piece does not begin on a chunk boundary sends the elements
  *     of x and y before its first boundary to the owner of the chunk they
  *     belong to; an owner whose last chunk runs past its piece assembles
  *     it from its own tail and the pieces received;
  *  3. each rank computes the partials of its chunks (dot_chunks.c, one
- *     launch for all of them and all pairs) and copies them to the host
- *     at once; each rank's chunks being consecutive, one all-gather
+ *     launch for all of them and all pairs) straight into pinned host
+ *     memory; each rank's chunks being consecutive, one all-gather
  *     hands every rank every partial bit for bit;
  *  4. every rank runs the final pass on the host: slot t of
  *     FINAL_THREADS adds partials t, t + FINAL_THREADS, ... in order from
@@ -39,23 +39,18 @@
 
 enum { DOT_TAG = 12, DOT_KIND = 4 };
 
-/* Kept between calls (freed by dist_dot_release): the partials of this
- * rank's chunks and the assembled last chunk (x then y) on the device,
- * and every partial on the host, where MPI gathers them. */
-static dist_buffer partials, tail;
+/* Kept between calls (freed by dist_dot_release): the assembled last
+ * chunk (x then y) on the device, and every partial in pinned host
+ * memory, which the GPU writes this rank's into (no copy to queue after
+ * the kernel) and MPI gathers. */
+static dist_buffer tail;
 static dist_buffer host_words = {NULL, 0, 1};
 
 void dist_dot_release(void)
 {
-    dist_buffer_release(&partials);
     dist_buffer_release(&tail);
     dist_buffer_release(&host_words);
 }
-
-/* What each rank sends first: 64-bit words, the same layout everywhere. */
-typedef struct dot_record {
-    uint64_t tag, n, begin, count;
-} dot_record;
 
 static duo_status check_args(const char *where, duo_dtype type, int count,
                              const void *const *x, const void *const *y,
@@ -109,54 +104,8 @@ static duo_status check_args(const char *where, duo_dtype type, int count,
     return DUO_SUCCESS;
 }
 
-/* Step 1: every rank's record; every rank reaches the same verdict. */
-static duo_status gather_ranges(const char *where, duo_dtype type,
-                                const duo_dist_range *range,
-                                dot_record *all)
-{
-    const int size = duo_dist_state.size;
-    dot_record mine;
-    mine.tag = ((uint64_t)DOT_KIND << 8) | (uint64_t)type;
-    mine.n = range->n;
-    mine.begin = range->begin;
-    mine.count = range->count;
-    duo_status st = dist_comm_allgather(where, &mine, sizeof mine, all);
-    if (st != DUO_SUCCESS)
-        return st;
-    uint64_t next = 0;
-    for (int r = 0; r < size; ++r) {
-        const dot_record *a = &all[r];
-        if (a->tag != all[0].tag)
-            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                            "ranks disagree: rank 0 passed type %d, rank %d "
-                            "type %d (or called another collective); every "
-                            "rank must make the same call",
-                            (int)(all[0].tag & 0xff), r, (int)(a->tag & 0xff));
-        if (a->n != all[0].n)
-            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                            "ranks disagree on the arrays' length: rank 0 "
-                            "passed n = %llu, rank %d n = %llu",
-                            (unsigned long long)all[0].n, r,
-                            (unsigned long long)a->n);
-        if (a->begin != next)
-            return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                            "rank %d's piece begins at %llu but the pieces "
-                            "before it end at %llu; pieces must follow each "
-                            "other in rank order", r,
-                            (unsigned long long)a->begin,
-                            (unsigned long long)next);
-        next = a->begin + a->count;
-    }
-    if (next != all[0].n)
-        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                        "the pieces cover %llu of n = %llu elements",
-                        (unsigned long long)next,
-                        (unsigned long long)all[0].n);
-    return DUO_SUCCESS;
-}
-
 /* Rank whose non-empty piece holds global element i. */
-static int owner_of(const dot_record *all, int size, size_t i)
+static int owner_of(const dist_piece *all, int size, size_t i)
 {
     for (int r = 0; r < size; ++r)
         if (all[r].count > 0 && i >= all[r].begin &&
@@ -194,11 +143,12 @@ static size_t first_owned(size_t b, size_t chunk)
 }
 
 /* Steps 2 and 3: this rank's partials into slots[c count + k] for its
- * chunks c and pairs k, in one launch for the chunks that lie in its
- * piece (one more for a split last chunk) and one copy to the host. */
+ * chunks c and pairs k (pinned host memory, written by the device), in
+ * one launch for the chunks that lie in its piece (one more for a split
+ * last chunk), then one wait. */
 static duo_status local_partials(const char *where, duo_dtype type, int count,
                                  const void *const *x, const void *const *y,
-                                 const dot_record *all, size_t steps,
+                                 const dist_piece *all, size_t steps,
                                  uint64_t *slots)
 {
     const int size = duo_dist_state.size, me = duo_dist_state.rank;
@@ -270,6 +220,7 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
     /* The chunks that lie in this piece, on the device, while MPI moves
      * the pieces of split ones. */
     const size_t mine = c_end - c_lo;
+    double *out = (double *)(void *)(slots + c_lo * pairs);
     dist_dot_pairs p;
     memset(&p, 0, sizeof p);
     for (int k = 0; k < count; ++k) {
@@ -277,10 +228,8 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
         p.y[k] = y[k];
     }
     if (st == DUO_SUCCESS)
-        st = dist_buffer_reserve(&partials, pairs * mine * sizeof(double));
-    if (st == DUO_SUCCESS)
         st = dist_dot_chunks(type, &p, count, b, n, steps, c_lo,
-                             whole_end - c_lo, (double *)partials.p);
+                             whole_end - c_lo, out);
     if (st == DUO_SUCCESS && (nsends > 0 || nrecvs > 0))
         st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
 
@@ -313,14 +262,11 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
         if (st == DUO_SUCCESS)
             st = dist_dot_chunks(type, &p, count, t_begin, n, steps,
                                  c_end - 1, 1,
-                                 (double *)partials.p +
-                                     (c_end - 1 - c_lo) * pairs);
+                                 out + (c_end - 1 - c_lo) * pairs);
         free(hx);
     }
     if (st == DUO_SUCCESS && mine > 0)
-        st = duo_be_memcpy(slots + c_lo * pairs, partials.p,
-                           mine * pairs * sizeof(double),
-                           DUO_DEVICE_TO_HOST);
+        st = duo_be_stream_synchronize(NULL);
     free(send_buf);
     free(chunk_buf);
     free(recvs);
@@ -329,7 +275,7 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
 
 /* Step 3's exchange: every rank's partials to every rank (each rank's
  * own are in place). */
-static duo_status share_partials(const char *where, const dot_record *all,
+static duo_status share_partials(const char *where, const dist_piece *all,
                                  size_t chunk, size_t pairs, uint64_t *slots)
 {
     const int size = duo_dist_state.size;
@@ -389,8 +335,8 @@ static duo_status dist_dots(const char *where, duo_dtype type, int count,
     duo_status st = check_args(where, type, count, x, y, range, result);
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
-    dot_record *all = (dot_record *)malloc((size_t)duo_dist_state.size *
-                                           sizeof(dot_record));
+    dist_piece *all = (dist_piece *)malloc((size_t)duo_dist_state.size *
+                                           sizeof(dist_piece));
     if (all == NULL)
         return dist_collective_failed(duo_fail(
             DUO_ERROR_OUT_OF_MEMORY, where, "no host memory for %d records",
@@ -399,7 +345,7 @@ static duo_status dist_dots(const char *where, duo_dtype type, int count,
      * disagree. */
     st = dist_agree(where, DOT_KIND, count, type, NULL, range, NULL);
     if (st == DUO_SUCCESS)
-        st = gather_ranges(where, type, range, all);
+        st = dist_pieces(where, range, all);
     const size_t n = range->n, esz = duo_dtype_size(type);
     const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(esz));
     const size_t chunk = steps * DUO_REDUCE_LANES(esz);

@@ -5,6 +5,8 @@
 #ifndef DUO_DIST_INTERNAL_H
 #define DUO_DIST_INTERNAL_H
 
+#include <stdint.h>
+
 #include <duo/dist.h>
 
 #include "backend.h"
@@ -48,6 +50,26 @@ void dist_small_reduce(duo_reduce_op op, duo_dtype type, const void *x,
 duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
                       const void *x, const duo_dist_range *range,
                       void *elems);
+
+/* One rank's piece of an array of n elements, as all ranks see it. */
+typedef struct dist_piece {
+    uint64_t n, begin, count;
+} dist_piece;
+
+/* Every rank's piece, in rank order (duo_dist_state.size entries), after
+ * dist_agree: checked to share n and to follow each other in rank order,
+ * covering n; every rank reaches the same verdict.  Reuses the last
+ * checked layout, with no message, where dist_agree's exchange says it
+ * is this call's (dist_pieces.c). */
+duo_status dist_pieces(const char *where, const duo_dist_range *range,
+                       dist_piece *all);
+/* What this rank sends in dist_agree's exchange about its piece, and
+ * every rank's word received there (NULL where the exchange carried
+ * none). */
+uint64_t dist_pieces_word(const duo_dist_range *range);
+void dist_pieces_agreed(const uint64_t *words);
+/* Free the kept layout (duo_dist_finalize). */
+void dist_pieces_release(void);
 
 /* Memory kept between calls, grown as needed (dist_runtime.c): device
  * memory, or with `host` pinned host memory (duo_malloc_host), which the

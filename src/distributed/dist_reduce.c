@@ -12,14 +12,15 @@
  * a second exchange only where a rank holds several inline elements),
  * beyond one all-reduce of the record.  A small reduction is thus one
  * collective, finished on the host.  Larger arrays (and gathers, and
- * duo_dist_dot) then all-gather every rank's range (checked for agreement
- * again, now with the whole n) and, for reductions, go through global
- * chunks of DUO_DIST_CHUNK elements:
+ * duo_dist_dot) then need every rank's range (dist_pieces: checked for
+ * agreement again, now with the whole n, and all-gathered unless it is
+ * the layout of the last such call) and, for reductions, go through
+ * global chunks of DUO_DIST_CHUNK elements:
  *
  *  1. the chunks lying inside one rank's piece are reduced there, each
  *     in the bits duo_reduce (or duo_reduce_arg) gives it alone, all in
- *     one pass of the backend (duo_be_reduce_segments) whose results
- *     come to the host in one copy;
+ *     one pass of the backend (duo_be_reduce_segments) that writes its
+ *     results straight into pinned host memory;
  *  2. a chunk split between ranks is sent, piece by piece, to the rank
  *     holding its first element, which assembles it and reduces it the
  *     same way (into the same copy);
@@ -39,13 +40,6 @@
 #include "profile.h"
 
 enum { KIND_REDUCE = 1, KIND_ARG = 2, KIND_GATHER = 3 };
-
-/* The ranges, all-gathered for large arrays.  Plain 64-bit words: the
- * same layout on every rank of a homogeneous job. */
-typedef struct record {
-    uint64_t n, begin, count;
-    uint64_t kind, op, type;
-} record;
 
 /* ------------------------------------------------------------------ */
 /* The first step: one all-reduce of DIST_AGREE_WORDS words             */
@@ -177,6 +171,7 @@ static uint64_t expand_header(uint16_t h)
  * of positions this rank does not hold must be zero. */
 static duo_status agree_full(const char *where, uint64_t *rec)
 {
+    dist_pieces_agreed(NULL);
     const uint64_t mask = rec[0] & AG_MASK;
     for (int k = 0; k < DUO_DIST_INLINE; ++k)
         if (!((mask >> k) & 1))
@@ -186,14 +181,17 @@ static duo_status agree_full(const char *where, uint64_t *rec)
 
 /* The record combined over all ranks, in rank order, in place.  Words
  * 1.. of positions no rank holds are left unset: the verdict refuses the
- * call before they could be read. */
-static duo_status agree_exchange(const char *where, uint64_t *rec)
+ * call before they could be read.  A rank that holds no inline element
+ * sends its word on the kept layout (dist_pieces.c) instead. */
+static duo_status agree_exchange(const char *where, uint64_t *rec,
+                                 const duo_dist_range *range)
 {
     if (!duo_dist_state.agree_compact)
         return agree_full(where, rec);
     const uint64_t mask = rec[0] & AG_MASK;
     const uint16_t header = compact_header(rec[0]);
-    const uint64_t first = mask != 0 ? rec[1 + lowest_bit(mask)] : 0;
+    const uint64_t first = mask != 0 ? rec[1 + lowest_bit(mask)]
+                                     : dist_pieces_word(range);
     unsigned char mine[COMPACT_BYTES];
     unsigned char all[DIST_AGREE_COMPACT_RANKS][COMPACT_BYTES];
     memcpy(mine, &header, 2);
@@ -202,13 +200,18 @@ static duo_status agree_exchange(const char *where, uint64_t *rec)
     if (st != DUO_SUCCESS)
         return st;
     uint64_t w = 0;
+    uint64_t words[DIST_AGREE_COMPACT_RANKS];
+    int words_only = 1; /* no rank holds an inline element */
     for (int r = 0; r < duo_dist_state.size; ++r) {
         uint16_t h;
         memcpy(&h, all[r], 2);
         if ((h & 0xfu) == COMPACT_SEVERAL)
             return agree_full(where, rec); /* every rank sees it */
         w = r == 0 ? expand_header(h) : combine_word0(w, expand_header(h));
+        words_only &= (h & 0xfu) == 0;
+        memcpy(&words[r], all[r] + 2, 8);
     }
+    dist_pieces_agreed(words_only ? words : NULL);
     /* Each position's element from the rank holding it. */
     rec[0] = w;
     for (int r = 0; r < duo_dist_state.size; ++r) {
@@ -265,7 +268,7 @@ duo_status dist_agree(const char *where, int kind, int op, duo_dtype type,
             rec[1 + range->begin + i] = word;
         }
     }
-    st = agree_exchange(where, rec);
+    st = agree_exchange(where, rec, range);
     if (st != DUO_SUCCESS)
         return st;
     const uint64_t w = rec[0];
@@ -347,69 +350,6 @@ static duo_status check_local(const char *where, int kind, duo_reduce_op op,
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
                         "%s is NULL; pass the address of a host variable",
                         out_name);
-    return DUO_SUCCESS;
-}
-
-/* The first exchange: every rank's record, checked for agreement.  Every
- * rank sees the same records, so every rank reaches the same verdict. */
-static duo_status exchange_records(const char *where, int kind,
-                                   duo_reduce_op op, duo_dtype type,
-                                   const duo_dist_range *range, record **out)
-{
-    const int size = duo_dist_state.size;
-    record mine;
-    memset(&mine, 0, sizeof mine);
-    mine.n = range->n;
-    mine.begin = range->begin;
-    mine.count = range->count;
-    mine.kind = (uint64_t)kind;
-    mine.op = (uint64_t)op;
-    mine.type = (uint64_t)type;
-    record *all = (record *)malloc((size_t)size * sizeof(record));
-    if (all == NULL)
-        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
-                        "no host memory for %d records", size);
-    duo_status st = dist_comm_allgather(where, &mine, sizeof mine, all);
-    if (st != DUO_SUCCESS) {
-        free(all);
-        return st;
-    }
-    uint64_t next = 0;
-    for (int r = 0; r < size && st == DUO_SUCCESS; ++r) {
-        const record *a = &all[r];
-        if (a->kind != all[0].kind || a->op != all[0].op ||
-            a->type != all[0].type)
-            st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                          "ranks disagree: rank 0 passed op %d, type %d, "
-                          "rank %d op %d, type %d (or called another "
-                          "collective); every rank must make the same call",
-                          (int)all[0].op, (int)all[0].type, r, (int)a->op,
-                          (int)a->type);
-        else if (a->n != all[0].n)
-            st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                          "ranks disagree on the array's length: rank 0 "
-                          "passed n = %llu, rank %d n = %llu",
-                          (unsigned long long)all[0].n, r,
-                          (unsigned long long)a->n);
-        else if (a->begin != next)
-            st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                          "rank %d's piece begins at %llu but the pieces "
-                          "before it end at %llu; pieces must follow each "
-                          "other in rank order",
-                          r, (unsigned long long)a->begin,
-                          (unsigned long long)next);
-        next = a->begin + a->count;
-    }
-    if (st == DUO_SUCCESS && next != all[0].n)
-        st = duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                      "the pieces cover %llu of n = %llu elements",
-                      (unsigned long long)next,
-                      (unsigned long long)all[0].n);
-    if (st != DUO_SUCCESS) {
-        free(all);
-        return st;
-    }
-    *out = all;
     return DUO_SUCCESS;
 }
 
@@ -535,17 +475,16 @@ static void small_arg(duo_reduce_op op, duo_dtype type, const void *x,
 /* ------------------------------------------------------------------ */
 /* Chunks                                                              */
 
-/* Kept between calls (dist_reduce_release frees them): this rank's chunk
- * results on the device (their words), the backend's scratch for
- * computing them, a split chunk assembled on the device (CUDA builds; on
- * the CPU the host buffer is device memory already), and every chunk's
- * words on the host, where MPI gathers them. */
-static dist_buffer dev_words, seg_scratch, chunk_dev;
+/* Kept between calls (dist_reduce_release frees them): the backend's
+ * scratch for the chunk results, a split chunk assembled on the device
+ * (CUDA builds; on the CPU the host buffer is device memory already), and
+ * every chunk's words in pinned host memory, which the GPU writes this
+ * rank's into (no copy to queue after the kernels) and MPI gathers. */
+static dist_buffer seg_scratch, chunk_dev;
 static dist_buffer host_words = {NULL, 0, 1};
 
 void dist_reduce_release(void)
 {
-    dist_buffer_release(&dev_words);
     dist_buffer_release(&seg_scratch);
     dist_buffer_release(&chunk_dev);
     dist_buffer_release(&host_words);
@@ -560,7 +499,7 @@ static size_t first_owned(size_t begin)
 }
 
 /* Rank holding global element i (whose piece is non-empty). */
-static int owner_of(const record *all, int size, uint64_t i)
+static int owner_of(const dist_piece *all, int size, uint64_t i)
 {
     for (int r = 0; r < size; ++r)
         if (all[r].count > 0 && i >= all[r].begin &&
@@ -570,11 +509,11 @@ static int owner_of(const record *all, int size, uint64_t i)
 }
 
 /* Queue the results of `count` chunks of `len` elements at device x into
- * dev_words from chunk slot `slot` on (duo_be_reduce_segments: one pass
- * over all of them, the bits of duo_reduce on each). */
+ * words (pinned host memory; duo_be_reduce_segments: one pass over all of
+ * them, the bits of duo_reduce on each). */
 static duo_status queue_chunks(int kind, duo_reduce_op op, duo_dtype type,
                                const void *x, size_t len, size_t count,
-                               size_t slot)
+                               uint64_t *words)
 {
     if (count == 0)
         return DUO_SUCCESS;
@@ -586,8 +525,7 @@ static duo_status queue_chunks(int kind, duo_reduce_op op, duo_dtype type,
     const int region = duo_profile_open(
         arg ? "duo_dist_reduce_arg chunks" : "duo_dist_reduce chunks",
         DUO_REGION_REDUCE, NULL);
-    st = duo_be_reduce_segments(op, type, arg, x, len, count,
-                                (uint64_t *)dev_words.p + slot * (arg ? 2 : 1),
+    st = duo_be_reduce_segments(op, type, arg, x, len, count, words,
                                 seg_scratch.p, NULL);
     duo_profile_close(region, NULL,
                       (double)(len * count * duo_dtype_size(type)),
@@ -598,11 +536,11 @@ static duo_status queue_chunks(int kind, duo_reduce_op op, duo_dtype type,
 /* Steps 1 and 2 of the file comment: the words of the chunks this rank
  * owns, in chunk order, at words + first_owned(begin) width.  Host
  * copies of split chunks' pieces come first, so that the device reduces
- * the whole chunks while MPI moves those pieces; then one copy brings
- * every result of this rank to the host. */
+ * the whole chunks while MPI moves those pieces; then one wait for the
+ * device's writes into words. */
 static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
                                duo_dtype type, const void *x,
-                               const record *all, uint64_t *words)
+                               const dist_piece *all, uint64_t *words)
 {
     const size_t C = DUO_DIST_CHUNK;
     const int size = duo_dist_state.size, me = duo_dist_state.rank;
@@ -621,8 +559,8 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
     const size_t c_full = e / C > c_lo ? e / C : c_lo;
     const size_t t_b = c_full * C, t_e = t_b + C < n ? t_b + C : n;
     const int tail = c_full < c_hi, tail_split = tail && t_e > e;
-    duo_status st = dist_buffer_reserve(&dev_words,
-                                        (c_hi - c_lo) * width * 8);
+    uint64_t *mine = words + c_lo * width;
+    duo_status st = DUO_SUCCESS;
 
     /* The head (elements before the first chunk boundary) goes to the
      * owner of the chunk it continues; a split tail is assembled here. */
@@ -669,10 +607,10 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
     /* Whole chunks, and a last one that ends inside the piece. */
     if (st == DUO_SUCCESS)
         st = queue_chunks(kind, op, type, xb + (c_lo * C - b) * esz, C,
-                          c_full - c_lo, 0);
+                          c_full - c_lo, mine);
     if (st == DUO_SUCCESS && tail && !tail_split)
         st = queue_chunks(kind, op, type, xb + (t_b - b) * esz, t_e - t_b, 1,
-                          c_full - c_lo);
+                          mine + (c_full - c_lo) * width);
     if (st == DUO_SUCCESS)
         st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
     if (st == DUO_SUCCESS && tail_split) {
@@ -686,12 +624,10 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
 #endif
         if (st == DUO_SUCCESS)
             st = queue_chunks(kind, op, type, dev, t_e - t_b, 1,
-                              c_full - c_lo);
+                              mine + (c_full - c_lo) * width);
     }
-    uint64_t *mine = words + c_lo * width;
     if (st == DUO_SUCCESS && c_hi > c_lo)
-        st = duo_be_memcpy(mine, dev_words.p, (c_hi - c_lo) * width * 8,
-                           DUO_DEVICE_TO_HOST);
+        st = duo_be_stream_synchronize(NULL);
     /* Indices within each chunk become global ones. */
     for (size_t c = c_lo; st == DUO_SUCCESS && width == 2 && c < c_hi; ++c)
         words[2 * c] += (uint64_t)(c * C);
@@ -703,7 +639,7 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
 
 /* Step 3: every rank's words to every rank (each rank's own are in
  * place). */
-static duo_status share_chunks(const char *where, const record *all,
+static duo_status share_chunks(const char *where, const dist_piece *all,
                                size_t width, uint64_t *words)
 {
     const int size = duo_dist_state.size;
@@ -758,10 +694,16 @@ static duo_status reduce_any(const char *where, int kind, duo_reduce_op op,
             small_arg(op, type, host, n, index, value);
         return DUO_SUCCESS;
     }
-    record *all = NULL;
-    st = exchange_records(where, kind, op, type, range, &all);
-    if (st != DUO_SUCCESS)
+    dist_piece *all = (dist_piece *)malloc((size_t)duo_dist_state.size *
+                                           sizeof(dist_piece));
+    st = all != NULL ? dist_pieces(where, range, all)
+                     : duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                                "no host memory for %d pieces",
+                                duo_dist_state.size);
+    if (st != DUO_SUCCESS) {
+        free(all);
         return dist_collective_failed(st);
+    }
     const size_t chunks = first_owned(n);
     const size_t width = kind == KIND_ARG ? 2 : 1;
     st = dist_buffer_reserve(&host_words, chunks * width * 8);
@@ -810,13 +752,16 @@ duo_status duo_dist_gather(duo_dtype type, const void *x,
                       "root = %d; expected 0 <= root < %d ranks", root, size);
     if (st != DUO_SUCCESS)
         return dist_collective_failed(st);
-    record *all = NULL;
-    st = dist_agree(where, KIND_GATHER, 0, type, x, range, NULL);
+    dist_piece *all = (dist_piece *)malloc((size_t)size * sizeof(dist_piece));
+    st = all != NULL ? dist_agree(where, KIND_GATHER, 0, type, x, range, NULL)
+                     : duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                                "no host memory for %d pieces", size);
     if (st == DUO_SUCCESS)
-        st = exchange_records(where, KIND_GATHER, DUO_SUM, type, range,
-                              &all);
-    if (st != DUO_SUCCESS)
+        st = dist_pieces(where, range, all);
+    if (st != DUO_SUCCESS) {
+        free(all);
         return dist_collective_failed(st);
+    }
     const size_t esz = duo_dtype_size(type);
     size_t *bytes = (size_t *)malloc(2 * (size_t)size * sizeof(size_t));
     void *host = malloc(range->count * esz + 1);

@@ -127,6 +127,7 @@ duo_status duo_dist_finalize(void)
         return DUO_SUCCESS;
     dist_reduce_release();
     dist_dot_release();
+    dist_pieces_release();
     dist_dev_teardown();
     duo_status st = duo_finalize();
     duo_status st2 = dist_comm_finalize();

@@ -25,7 +25,8 @@ typedef struct dist_dot_pairs {
  * into chunks of `steps` steps: exactly what duo_dot_async computes for
  * that chunk before its final pass.  One launch for all of them.  The
  * pairs' x[k][0] and y[k][0] are global element `first`; every element
- * of those chunks below n must lie in the arrays.  out is device memory.
+ * of those chunks below n must lie in the arrays.  out is device memory
+ * or pinned host memory (duo_malloc_host), which the GPU writes too.
  */
 duo_status dist_dot_chunks(duo_dtype type, const dist_dot_pairs *pairs,
                            int count, size_t first, size_t n, size_t steps,
