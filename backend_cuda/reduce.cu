@@ -54,6 +54,59 @@ template <class T> struct ArgOut {
 static constexpr int FEW_CHUNKS =
     DUO_REDUCE_WARP / (DUO_REDUCE_THREADS / DUO_REDUCE_WARP);
 
+/* Steps 2 and 3 for a chunk of one step: this thread's VEC lanes, from
+ * `first` on in x[0..n) (raw holds them where `whole`), as one value. */
+template <class Op, class In>
+__device__ __forceinline__ typename Op::acc
+thread_lanes(const In *__restrict__ x, size_t n, size_t first, bool whole,
+             uint4 raw)
+{
+    typedef typename Op::acc Acc;
+    constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
+    Acc v[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+        v[k] = Op::identity();
+    if (whole)
+        combine_vector<Op, In>(v, raw, first);
+    else
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (first + k < n)
+                v[k] = Op::apply(v[k], Op::lift(x[first + k], first + k));
+    return pair_tree<Op, VEC>(v);
+}
+
+/* Step 4 for FEW_CHUNKS chunks side by side (part[c]: this thread's value
+ * of chunk c): within each warp, then across the warps, where lane
+ * 8c + w of warp 0 holds chunk c's warp w.  Returns, in lane 8c of warp
+ * 0, chunk c's partial.  Every thread of the block calls it. */
+template <class Op>
+__device__ __forceinline__ typename Op::acc
+fold_side_by_side(typename Op::acc (&part)[FEW_CHUNKS], typename Op::acc *sums)
+{
+    typedef typename Op::acc Acc;
+    constexpr int WARPS = DUO_REDUCE_THREADS / DUO_REDUCE_WARP;
+    const int lane = threadIdx.x % DUO_REDUCE_WARP;
+    const int warp = threadIdx.x / DUO_REDUCE_WARP;
+    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+#pragma unroll
+        for (int c = 0; c < FEW_CHUNKS; ++c)
+            part[c] = Op::apply(part[c], shfl_down(part[c], h));
+    if (lane == 0)
+#pragma unroll
+        for (int c = 0; c < FEW_CHUNKS; ++c)
+            sums[c * WARPS + warp] = part[c];
+    __syncthreads();
+    Acc v = Op::identity();
+    if (warp == 0) {
+        v = sums[lane];
+        for (int h = WARPS / 2; h > 0; h /= 2)
+            v = Op::apply(v, shfl_down(v, h));
+    }
+    return v;
+}
+
 /* Steps 2 to 5 for n of at most FEW_CHUNKS chunks (of one step: STEPS is
  * 1 at such n), by a grid of one block.  Each thread issues its load of
  * every chunk before combining any, and the chunks are folded side by
@@ -87,37 +140,14 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
     }
     Acc part[FEW_CHUNKS];
 #pragma unroll
-    for (int c = 0; c < FEW_CHUNKS; ++c) {
-        const size_t first = (size_t)c * LANES + (size_t)threadIdx.x * VEC;
-        Acc v[VEC];
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            v[k] = Op::identity();
-        if (whole[c])
-            combine_vector<Op, In>(v, raw[c], first);
-        else
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-                if (first + k < n)
-                    v[k] = Op::apply(v[k], Op::lift(x[first + k], first + k));
-        part[c] = pair_tree<Op, VEC>(v);
-    }
-    /* Step 4 for every chunk: within each warp, then (warp 0, lane
-     * 8c + w holding chunk c's warp w) across the warps. */
-    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-#pragma unroll
-        for (int c = 0; c < FEW_CHUNKS; ++c)
-            part[c] = Op::apply(part[c], shfl_down(part[c], h));
-    if (lane == 0)
-#pragma unroll
-        for (int c = 0; c < FEW_CHUNKS; ++c)
-            sums[c * WARPS + warp] = part[c];
-    __syncthreads();
+    for (int c = 0; c < FEW_CHUNKS; ++c)
+        part[c] = thread_lanes<Op, In>(x, n,
+                                       (size_t)c * LANES +
+                                           (size_t)threadIdx.x * VEC,
+                                       whole[c], raw[c]);
+    Acc v = fold_side_by_side<Op>(part, sums);
     if (warp != 0)
         return;
-    Acc v = sums[lane];
-    for (int h = WARPS / 2; h > 0; h /= 2)
-        v = Op::apply(v, shfl_down(v, h));
     /* Step 5: its thread t starts from the identity and takes partial t
      * (in lane 8t now); its warps other than 0 fold identities only. */
     const Acc partial = shfl_from(v, (lane % FEW_CHUNKS) * WARPS);
@@ -436,6 +466,69 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
         slots[blockIdx.x] = slot;
 }
 
+/* The same slots where a segment's chunks are of one step and number at
+ * most FINAL_THREADS, so that each block of reduce_segments_kernel takes
+ * one chunk (the distributed reductions' 65,536-element chunks are such):
+ * there a block per chunk waits on its one load per thread, and at 2^26
+ * f64 the pass ran at a third of duo_reduce's speed.  Here block b takes
+ * chunks SEGMENT_ROUNDS * FEW_CHUNKS * b, ... of all the segments' chunks
+ * counted in a row (`per_segment` to a segment, `total` in all), issues
+ * every load before combining any, and folds them side by side, as
+ * reduce_few_kernel does: the same tree, so the same slots. */
+static constexpr int SEGMENT_ROUNDS = 2;
+
+template <class Op, class In>
+__global__ void __launch_bounds__(DUO_REDUCE_THREADS)
+    reduce_segments_few_kernel(const In *__restrict__ x, size_t len,
+                               unsigned per_segment, size_t total,
+                               bool aligned,
+                               typename Op::acc *__restrict__ slots)
+{
+    typedef typename Op::acc Acc;
+    constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
+    constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
+    constexpr int WARPS = DUO_REDUCE_THREADS / DUO_REDUCE_WARP;
+    constexpr int TAKES = SEGMENT_ROUNDS * FEW_CHUNKS;
+    __shared__ Acc sums[FEW_CHUNKS * WARPS]; /* [chunk][warp] */
+    const int lane = threadIdx.x % DUO_REDUCE_WARP;
+    duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
+
+    const size_t g0 = (size_t)blockIdx.x * TAKES;
+    uint4 raw[TAKES];
+    bool whole[TAKES];
+#pragma unroll
+    for (int c = 0; c < TAKES; ++c) {
+        const size_t g = g0 + c;
+        const size_t first = (size_t)(g % per_segment) * LANES +
+                             (size_t)threadIdx.x * VEC;
+        whole[c] = aligned && g < total && first + VEC <= len;
+        if (whole[c])
+            raw[c] = __ldg(reinterpret_cast<const uint4 *>(
+                x + g / per_segment * len + first));
+    }
+#pragma unroll
+    for (int r = 0; r < SEGMENT_ROUNDS; ++r) {
+        Acc part[FEW_CHUNKS];
+#pragma unroll
+        for (int c = 0; c < FEW_CHUNKS; ++c) {
+            const size_t g = g0 + r * FEW_CHUNKS + c;
+            const size_t first = (size_t)(g % per_segment) * LANES +
+                                 (size_t)threadIdx.x * VEC;
+            part[c] = g < total
+                          ? thread_lanes<Op, In>(x + g / per_segment * len,
+                                                 len, first,
+                                                 whole[r * FEW_CHUNKS + c],
+                                                 raw[r * FEW_CHUNKS + c])
+                          : Op::identity();
+        }
+        const Acc v = fold_side_by_side<Op>(part, sums);
+        const size_t g = g0 + r * FEW_CHUNKS + lane / WARPS;
+        if (threadIdx.x < DUO_REDUCE_WARP && lane % WARPS == 0 && g < total)
+            slots[g] = Op::apply(Op::identity(), v); /* block_slot's slot */
+        __syncthreads(); /* sums[] is refilled by the next round */
+    }
+}
+
 /* Step 5 of segment blockIdx.x over its `grid` slots: what the last block
  * of reduce_kernel does. */
 template <class Op, class Out>
@@ -477,14 +570,25 @@ static duo_status queue_segments(const void *x, size_t len, size_t count,
     /* Every segment starts on 16 bytes, or the loads are plain. */
     const bool aligned = (uintptr_t)x % 16 == 0 &&
                          (count == 1 || len * sizeof(In) % 16 == 0);
+    const size_t chunks = (len + chunk - 1) / chunk;
+    /* One chunk to a slot: grid == chunks. */
+    const bool few = steps == 1 && chunks >= 1 &&
+                     chunks <= DUO_REDUCE_FINAL_THREADS;
+    const size_t takes = SEGMENT_ROUNDS * FEW_CHUNKS;
     for (size_t s0 = 0; s0 < count; s0 += per_launch) {
         const size_t k = count - s0 < per_launch ? count - s0 : per_launch;
         Out out = {(unsigned long long *)words + s0 * Out::WIDTH};
-        duo_cuda_launch_(reduce_segments_kernel<Op, In>,
-                         (unsigned)(k * grid), DUO_REDUCE_THREADS, 0, stream,
-                         (const In *)x + s0 * len, len,
-                         (len + chunk - 1) / chunk, (unsigned)steps, aligned,
-                         grid, (Acc *)scratch);
+        if (few)
+            duo_cuda_launch_(reduce_segments_few_kernel<Op, In>,
+                             (unsigned)((k * grid + takes - 1) / takes),
+                             DUO_REDUCE_THREADS, 0, stream,
+                             (const In *)x + s0 * len, len, grid, k * grid,
+                             aligned, (Acc *)scratch);
+        else
+            duo_cuda_launch_(reduce_segments_kernel<Op, In>,
+                             (unsigned)(k * grid), DUO_REDUCE_THREADS, 0,
+                             stream, (const In *)x + s0 * len, len, chunks,
+                             (unsigned)steps, aligned, grid, (Acc *)scratch);
         duo_cuda_launch_(reduce_segments_fold_kernel<Op, Out>, (unsigned)k,
                          DUO_REDUCE_THREADS, 0, stream, (const Acc *)scratch,
                          grid, out);
