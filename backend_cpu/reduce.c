@@ -253,7 +253,7 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
 /* ------------------------------------------------------------------ */
 /* Segments (the distributed layer's chunks)                           */
 
-duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
+duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type,
                                   const void *x, size_t len, size_t count,
                                   uint64_t *words, void *scratch,
                                   duo_stream stream)
@@ -264,33 +264,20 @@ duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
     const char *base = (const char *)x;
     /* The segments shared among the threads; one alone shares its chunks
      * instead.  Each result's bits go to the low bytes of zeroed words. */
-    if (arg) {
-        const duo_cpu_arg_reducer r = duo_cpu_arg_reducer_for(op, type);
-        OMP(parallel for schedule(static) if (count > 1))
-        for (size_t s = 0; s < count; ++s) {
-            size_t index;
-            words[2 * s + 1] = 0;
-            (count == 1 ? r.all : r.seq)(base + s * bytes, len, &index,
-                                         &words[2 * s + 1]);
-            words[2 * s] = index == SIZE_MAX ? UINT64_MAX : (uint64_t)index;
-        }
-    } else {
-        const duo_cpu_reducer r = duo_cpu_reducer_for(op, type);
-        OMP(parallel for schedule(static) if (count > 1))
-        for (size_t s = 0; s < count; ++s) {
-            words[s] = 0;
-            (count == 1 ? r.all : r.seq)(base + s * bytes, len, &words[s]);
-        }
+    const duo_cpu_reducer r = duo_cpu_reducer_for(op, type);
+    OMP(parallel for schedule(static) if (count > 1))
+    for (size_t s = 0; s < count; ++s) {
+        words[s] = 0;
+        (count == 1 ? r.all : r.seq)(base + s * bytes, len, &words[s]);
     }
     return DUO_SUCCESS;
 }
 
 /* Host memory: the work needs no device scratch. */
-size_t duo_be_reduce_segments_scratch(duo_dtype type, int arg, size_t len,
+size_t duo_be_reduce_segments_scratch(duo_dtype type, size_t len,
                                       size_t count)
 {
     (void)type;
-    (void)arg;
     (void)len;
     (void)count;
     return 0;

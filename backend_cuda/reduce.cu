@@ -426,26 +426,14 @@ duo_status duo_be_reduce_arg(duo_reduce_op op, duo_dtype type,
 /* Segments: many reductions of one length, in two launches            */
 
 /* Where duo_be_reduce_segments' results go: 64-bit words, the value in
- * the low bytes (after the index, for an index reduction). */
+ * the low bytes. */
 template <class Acc> struct ValueWords {
-    static constexpr size_t WIDTH = 1;
     unsigned long long *words;
     __device__ void write(size_t s, Acc v) const
     {
         unsigned long long w = 0;
         memcpy(&w, &v, sizeof v);
         words[s] = w;
-    }
-};
-template <class T> struct ArgWords {
-    static constexpr size_t WIDTH = 2;
-    unsigned long long *words;
-    __device__ void write(size_t s, ArgPair<T> v) const
-    {
-        unsigned long long w = 0;
-        memcpy(&w, &v.v, sizeof v.v);
-        words[2 * s] = v.i;
-        words[2 * s + 1] = w;
     }
 };
 
@@ -577,7 +565,7 @@ static duo_status queue_segments(const void *x, size_t len, size_t count,
     const size_t takes = SEGMENT_ROUNDS * FEW_CHUNKS;
     for (size_t s0 = 0; s0 < count; s0 += per_launch) {
         const size_t k = count - s0 < per_launch ? count - s0 : per_launch;
-        Out out = {(unsigned long long *)words + s0 * Out::WIDTH};
+        Out out = {(unsigned long long *)words + s0};
         if (few)
             duo_cuda_launch_(reduce_segments_few_kernel<Op, In>,
                              (unsigned)((k * grid + takes - 1) / takes),
@@ -598,16 +586,10 @@ static duo_status queue_segments(const void *x, size_t len, size_t count,
 }
 
 template <class T>
-static duo_status segments_extreme(duo_reduce_op op, int arg, const void *x,
+static duo_status segments_extreme(duo_reduce_op op, const void *x,
                                    size_t len, size_t count, uint64_t *words,
                                    void *scratch, cudaStream_t s)
 {
-    if (arg)
-        return op == DUO_MIN
-                   ? queue_segments<ArgOp<T, false>, T, ArgWords<T>>(
-                         x, len, count, words, scratch, s)
-                   : queue_segments<ArgOp<T, true>, T, ArgWords<T>>(
-                         x, len, count, words, scratch, s);
     return op == DUO_MIN
                ? queue_segments<ExtremeOp<T, false>, T, ValueWords<T>>(
                      x, len, count, words, scratch, s)
@@ -616,14 +598,14 @@ static duo_status segments_extreme(duo_reduce_op op, int arg, const void *x,
 }
 
 /* The kernel instances of queue_by_type and arg_by_op. */
-duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
+duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type,
                                   const void *x, size_t len, size_t count,
                                   uint64_t *words, void *scratch,
                                   duo_stream stream)
 {
     typedef unsigned long long u64;
     const cudaStream_t s = duo_cuda_stream(stream);
-    if (op == DUO_SUM && !arg) {
+    if (op == DUO_SUM) {
         switch (type) {
         case DUO_F32:
             return queue_segments<SumOp<double>, float, ValueWords<double>>(
@@ -643,32 +625,30 @@ duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
         }
     } else if (op == DUO_MIN || op == DUO_MAX) {
         switch (type) {
-        case DUO_F32: return segments_extreme<float>(op, arg, x, len, count,
+        case DUO_F32: return segments_extreme<float>(op, x, len, count,
                                                      words, scratch, s);
-        case DUO_F64: return segments_extreme<double>(op, arg, x, len, count,
+        case DUO_F64: return segments_extreme<double>(op, x, len, count,
                                                       words, scratch, s);
-        case DUO_I32: return segments_extreme<int>(op, arg, x, len, count,
-                                                   words, scratch, s);
-        case DUO_I64: return segments_extreme<long long>(
-                          op, arg, x, len, count, words, scratch, s);
-        case DUO_U64: return segments_extreme<u64>(op, arg, x, len, count,
-                                                   words, scratch, s);
+        case DUO_I32: return segments_extreme<int>(op, x, len, count, words,
+                                                   scratch, s);
+        case DUO_I64: return segments_extreme<long long>(op, x, len, count,
+                                                         words, scratch, s);
+        case DUO_U64: return segments_extreme<u64>(op, x, len, count, words,
+                                                   scratch, s);
         }
     }
     return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_reduce_segments",
-                    "no %sreduction for op %d on type %d", arg ? "index " : "",
-                    (int)op, (int)type);
+                    "no reduction for op %d on type %d", (int)op, (int)type);
 }
 
-/* The slots of one launch's blocks, 16 bytes each (the largest
- * accumulator, an (index, value) pair). */
-size_t duo_be_reduce_segments_scratch(duo_dtype type, int arg, size_t len,
+/* The slots of one launch's blocks, 8 bytes each (the largest
+ * accumulator: a double or a 64-bit integer). */
+size_t duo_be_reduce_segments_scratch(duo_dtype type, size_t len,
                                       size_t count)
 {
-    (void)arg;
     const unsigned grid = segment_grid(len, duo_dtype_size(type));
     const size_t per_launch = segments_per_launch(grid);
-    return (count < per_launch ? count : per_launch) * grid * 16;
+    return (count < per_launch ? count : per_launch) * grid * 8;
 }
 
 /* ------------------------------------------------------------------ */

@@ -182,18 +182,16 @@ duo_status duo_be_histogram(duo_dtype type, size_t n, const void *x,
 
 /* The distributed layer's chunks (src/distributed/dist_reduce.c): count
  * >= 1 segments of len >= 1 elements, segment s at element s len of x,
- * each reduced exactly as duo_be_reduce (arg: duo_be_reduce_arg, op
- * DUO_MIN or DUO_MAX) reduces it alone, queued on `stream`.  The results
- * go to device memory as 64-bit words, the value in the low bytes and
- * zero above: words[s]; with arg, words[2 s] = the index within segment
- * s and words[2 s + 1] = the value.  scratch: device memory of
- * duo_be_reduce_segments_scratch(type, arg, len, count) bytes (NULL for
- * 0), not shared with work that may run at the same time. */
-duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type, int arg,
+ * each reduced exactly as duo_be_reduce reduces it alone, queued on
+ * `stream`.  The results go to words[s] (device or pinned host memory) as
+ * 64-bit words, the value in the low bytes and zero above.  scratch:
+ * device memory of duo_be_reduce_segments_scratch(type, len, count) bytes
+ * (NULL for 0), not shared with work that may run at the same time. */
+duo_status duo_be_reduce_segments(duo_reduce_op op, duo_dtype type,
                                   const void *x, size_t len, size_t count,
                                   uint64_t *words, void *scratch,
                                   duo_stream stream);
-size_t duo_be_reduce_segments_scratch(duo_dtype type, int arg, size_t len,
+size_t duo_be_reduce_segments_scratch(duo_dtype type, size_t len,
                                       size_t count);
 
 /* ------------------------------------------------------------------ */

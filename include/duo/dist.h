@@ -175,7 +175,9 @@ duo_status (duo_dist_halo_exchange_async)(duo_dtype type, void *field,
  *         m = c0 + (c1 - c0 + 1) / 2, down to single chunks;
  *   min, max: in chunk order with duo's NaN-propagating combine.
  * Hence with n <= DUO_DIST_CHUNK the result is exactly duo_reduce's on
- * the whole array.  Result types are duo_reduce's (f32 sums in double,
+ * the whole array.  (duo_dist_reduce_arg needs no chunks: its pick, one
+ * element in a total order, is the same whatever the grouping, so each
+ * rank takes its whole piece with duo_reduce_arg.)  Result types are duo_reduce's (f32 sums in double,
  * integer sums wrap modulo 2^64); the sum of n = 0 elements is 0; min and
  * max need n > 0.  Every rank gets the result.
  *
@@ -183,10 +185,11 @@ duo_status (duo_dist_halo_exchange_async)(duo_dtype type, void *field,
  * on up to 64 ranks an all-gather of 10 bytes per rank, beyond (or with
  * DUO_DIST_AGREE=full in the environment) an all-reduce of a 72-byte
  * record.  For n > DUO_DIST_INLINE there follow an all-gather of every
- * rank's range, the pieces of split chunks and one all-gather of the
- * chunk results (8 bytes per chunk, 16 with the index); on the device,
- * all of a rank's chunks are reduced in one pass and copied to the host
- * at once.  With n <= DUO_DIST_INLINE the elements travel in the first
+ * rank's range (skipped when the ranges are those of the last such
+ * call), the pieces of split chunks and one all-gather of the chunk
+ * results (8 bytes per chunk; for duo_dist_reduce_arg, 16 bytes per
+ * rank); on the device, all of a rank's chunks are reduced in one pass
+ * whose results land in pinned host memory.  With n <= DUO_DIST_INLINE the elements travel in the first
  * exchange: that is all where no rank holds more than one of them, else
  * the 72-byte records are combined too.  `range` must describe the same
  * n and consecutive pieces on every rank (duo_dist_block_1d,

@@ -14,19 +14,21 @@
  * collective, finished on the host.  Larger arrays (and gathers, and
  * duo_dist_dot) then need every rank's range (dist_pieces: checked for
  * agreement again, now with the whole n, and all-gathered unless it is
- * the layout of the last such call) and, for reductions, go through
- * global chunks of DUO_DIST_CHUNK elements:
+ * the layout of the last such call).  Index reductions then take each
+ * rank's whole piece at once (arg_by_rank: their pick does not depend on
+ * any grouping); sums, min and max go through global chunks of
+ * DUO_DIST_CHUNK elements:
  *
  *  1. the chunks lying inside one rank's piece are reduced there, each
- *     in the bits duo_reduce (or duo_reduce_arg) gives it alone, all in
- *     one pass of the backend (duo_be_reduce_segments) that writes its
- *     results straight into pinned host memory;
+ *     in the bits duo_reduce gives it alone, all in one pass of the
+ *     backend (duo_be_reduce_segments) that writes its results straight
+ *     into pinned host memory;
  *  2. a chunk split between ranks is sent, piece by piece, to the rank
  *     holding its first element, which assembles it and reduces it the
- *     same way (into the same copy);
- *  3. each chunk's result (8 bytes; 16 with its index) now sits on the
- *     rank holding its first element, each rank's chunks consecutive:
- *     one all-gather hands every rank every result, bit for bit;
+ *     same way (into the same memory);
+ *  3. each chunk's result (8 bytes) now sits on the rank holding its
+ *     first element, each rank's chunks consecutive: one all-gather
+ *     hands every rank every result, bit for bit;
  *  4. every rank combines the chunk results the same way (pairwise sums,
  *     in-order min/max), so all ranks return the same bits.
  */
@@ -427,13 +429,14 @@ static void combine(duo_reduce_op op, duo_dtype type, const uint64_t *w,
     ((a) != (a) ? (b) == (b)                                              \
                 : ((op) == DUO_MIN ? (a) < (b) : (a) > (b)))
 
-/* Chunk results of an arg reduction: words (index, value) per chunk. */
-#define FOLD_ARG(T, w, chunks, op, index, value)                          \
+/* Candidates of an index reduction, in index order: words (index,
+ * value) each. */
+#define FOLD_ARG(T, w, count, op, index, value)                           \
     do {                                                                  \
         size_t best_ = 0;                                                 \
         T bv_, v_;                                                        \
         WORD_AS(T, (w)[1], bv_);                                          \
-        for (size_t c_ = 1; c_ < (chunks); ++c_) {                        \
+        for (size_t c_ = 1; c_ < (count); ++c_) {                         \
             WORD_AS(T, (w)[2 * c_ + 1], v_);                              \
             if (BETTER(T, op, v_, bv_)) {                                 \
                 best_ = c_;                                               \
@@ -446,19 +449,19 @@ static void combine(duo_reduce_op op, duo_dtype type, const uint64_t *w,
     } while (0)
 
 static void combine_arg(duo_reduce_op op, duo_dtype type, const uint64_t *w,
-                        size_t chunks, size_t *index, void *value)
+                        size_t count, size_t *index, void *value)
 {
     switch (type) {
-    case DUO_F32: FOLD_ARG(float, w, chunks, op, index, value); break;
-    case DUO_F64: FOLD_ARG(double, w, chunks, op, index, value); break;
-    case DUO_I32: FOLD_ARG(int32_t, w, chunks, op, index, value); break;
-    case DUO_I64: FOLD_ARG(int64_t, w, chunks, op, index, value); break;
-    case DUO_U64: FOLD_ARG(uint64_t, w, chunks, op, index, value); break;
+    case DUO_F32: FOLD_ARG(float, w, count, op, index, value); break;
+    case DUO_F64: FOLD_ARG(double, w, count, op, index, value); break;
+    case DUO_I32: FOLD_ARG(int32_t, w, count, op, index, value); break;
+    case DUO_I64: FOLD_ARG(int64_t, w, count, op, index, value); break;
+    case DUO_U64: FOLD_ARG(uint64_t, w, count, op, index, value); break;
     }
 }
 
 /* Arg reduction of n <= DUO_DIST_INLINE host elements: every element is
- * a chunk of one, so the chunk fold is the answer. */
+ * a candidate. */
 static void small_arg(duo_reduce_op op, duo_dtype type, const void *x,
                       size_t n, size_t *index, void *value)
 {
@@ -511,21 +514,19 @@ static int owner_of(const dist_piece *all, int size, uint64_t i)
 /* Queue the results of `count` chunks of `len` elements at device x into
  * words (pinned host memory; duo_be_reduce_segments: one pass over all of
  * them, the bits of duo_reduce on each). */
-static duo_status queue_chunks(int kind, duo_reduce_op op, duo_dtype type,
+static duo_status queue_chunks(duo_reduce_op op, duo_dtype type,
                                const void *x, size_t len, size_t count,
                                uint64_t *words)
 {
     if (count == 0)
         return DUO_SUCCESS;
-    const int arg = kind == KIND_ARG;
     duo_status st = dist_buffer_reserve(
-        &seg_scratch, duo_be_reduce_segments_scratch(type, arg, len, count));
+        &seg_scratch, duo_be_reduce_segments_scratch(type, len, count));
     if (st != DUO_SUCCESS)
         return st;
-    const int region = duo_profile_open(
-        arg ? "duo_dist_reduce_arg chunks" : "duo_dist_reduce chunks",
-        DUO_REGION_REDUCE, NULL);
-    st = duo_be_reduce_segments(op, type, arg, x, len, count, words,
+    const int region = duo_profile_open("duo_dist_reduce chunks",
+                                        DUO_REGION_REDUCE, NULL);
+    st = duo_be_reduce_segments(op, type, x, len, count, words,
                                 seg_scratch.p, NULL);
     duo_profile_close(region, NULL,
                       (double)(len * count * duo_dtype_size(type)),
@@ -534,18 +535,17 @@ static duo_status queue_chunks(int kind, duo_reduce_op op, duo_dtype type,
 }
 
 /* Steps 1 and 2 of the file comment: the words of the chunks this rank
- * owns, in chunk order, at words + first_owned(begin) width.  Host
+ * owns, in chunk order, at words + first_owned(begin).  Host
  * copies of split chunks' pieces come first, so that the device reduces
  * the whole chunks while MPI moves those pieces; then one wait for the
  * device's writes into words. */
-static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
+static duo_status local_chunks(const char *where, duo_reduce_op op,
                                duo_dtype type, const void *x,
                                const dist_piece *all, uint64_t *words)
 {
     const size_t C = DUO_DIST_CHUNK;
     const int size = duo_dist_state.size, me = duo_dist_state.rank;
     const size_t esz = duo_dtype_size(type);
-    const size_t width = kind == KIND_ARG ? 2 : 1;
     const size_t n = (size_t)all[me].n, b = (size_t)all[me].begin;
     const size_t e = b + (size_t)all[me].count;
     if (e == b)
@@ -559,7 +559,7 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
     const size_t c_full = e / C > c_lo ? e / C : c_lo;
     const size_t t_b = c_full * C, t_e = t_b + C < n ? t_b + C : n;
     const int tail = c_full < c_hi, tail_split = tail && t_e > e;
-    uint64_t *mine = words + c_lo * width;
+    uint64_t *mine = words + c_lo;
     duo_status st = DUO_SUCCESS;
 
     /* The head (elements before the first chunk boundary) goes to the
@@ -606,11 +606,11 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
 
     /* Whole chunks, and a last one that ends inside the piece. */
     if (st == DUO_SUCCESS)
-        st = queue_chunks(kind, op, type, xb + (c_lo * C - b) * esz, C,
+        st = queue_chunks(op, type, xb + (c_lo * C - b) * esz, C,
                           c_full - c_lo, mine);
     if (st == DUO_SUCCESS && tail && !tail_split)
-        st = queue_chunks(kind, op, type, xb + (t_b - b) * esz, t_e - t_b, 1,
-                          mine + (c_full - c_lo) * width);
+        st = queue_chunks(op, type, xb + (t_b - b) * esz, t_e - t_b, 1,
+                          mine + (c_full - c_lo));
     if (st == DUO_SUCCESS)
         st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
     if (st == DUO_SUCCESS && tail_split) {
@@ -623,14 +623,11 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
         dev = chunk_dev.p;
 #endif
         if (st == DUO_SUCCESS)
-            st = queue_chunks(kind, op, type, dev, t_e - t_b, 1,
-                              mine + (c_full - c_lo) * width);
+            st = queue_chunks(op, type, dev, t_e - t_b, 1,
+                              mine + (c_full - c_lo));
     }
     if (st == DUO_SUCCESS && c_hi > c_lo)
         st = duo_be_stream_synchronize(NULL);
-    /* Indices within each chunk become global ones. */
-    for (size_t c = c_lo; st == DUO_SUCCESS && width == 2 && c < c_hi; ++c)
-        words[2 * c] += (uint64_t)(c * C);
     free(send_buf);
     free(chunk_buf);
     free(recvs);
@@ -640,7 +637,7 @@ static duo_status local_chunks(const char *where, int kind, duo_reduce_op op,
 /* Step 3: every rank's words to every rank (each rank's own are in
  * place). */
 static duo_status share_chunks(const char *where, const dist_piece *all,
-                               size_t width, uint64_t *words)
+                               uint64_t *words)
 {
     const int size = duo_dist_state.size;
     size_t *counts = (size_t *)malloc(2 * (size_t)size * sizeof(size_t));
@@ -651,11 +648,54 @@ static duo_status share_chunks(const char *where, const dist_piece *all,
     for (int r = 0; r < size; ++r) {
         const size_t lo = first_owned((size_t)all[r].begin);
         const size_t hi = first_owned((size_t)(all[r].begin + all[r].count));
-        counts[r] = (hi - lo) * width;
-        displs[r] = lo * width;
+        counts[r] = hi - lo;
+        displs[r] = lo;
     }
     const duo_status st =
         dist_comm_allgatherv_u64(where, words, counts, displs);
+    free(counts);
+    return st;
+}
+
+/* duo_dist_reduce_arg of n > DUO_DIST_INLINE.  The pick is one element
+ * in a total order (NaN first, then the better value, then the lower
+ * index), which no grouping changes: so each rank takes its whole piece
+ * in one duo_reduce_arg, and the ranks' picks (words index, value, in
+ * rank order, none from an empty piece) are combined as chunk results
+ * are -- the same element as through chunks, at the cost of one pass. */
+static duo_status arg_by_rank(const char *where, duo_reduce_op op,
+                              duo_dtype type, const void *x,
+                              const dist_piece *all, size_t *index,
+                              void *value)
+{
+    const int size = duo_dist_state.size, me = duo_dist_state.rank;
+    duo_status st = dist_buffer_reserve(&host_words, 2 * (size_t)size * 8);
+    size_t *counts = (size_t *)malloc(2 * (size_t)size * sizeof(size_t));
+    if (st == DUO_SUCCESS && counts == NULL)
+        st = duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                      "no host memory for %d counts", size);
+    if (st != DUO_SUCCESS) {
+        free(counts);
+        return st;
+    }
+    size_t *displs = counts + size, picks = 0;
+    for (int r = 0; r < size; ++r) {
+        counts[r] = all[r].count > 0 ? 2 : 0;
+        displs[r] = 2 * picks;
+        picks += all[r].count > 0;
+    }
+    uint64_t *words = (uint64_t *)host_words.p;
+    if (all[me].count > 0) {
+        size_t i = 0;
+        uint64_t v = 0; /* the element in the low bytes */
+        st = duo_be_reduce_arg(op, type, x, (size_t)all[me].count, &i, &v);
+        words[displs[me]] = all[me].begin + i;
+        words[displs[me] + 1] = v;
+    }
+    if (st == DUO_SUCCESS)
+        st = dist_comm_allgatherv_u64(where, words, counts, displs);
+    if (st == DUO_SUCCESS)
+        combine_arg(op, type, words, picks, index, value);
     free(counts);
     return st;
 }
@@ -704,23 +744,23 @@ static duo_status reduce_any(const char *where, int kind, duo_reduce_op op,
         free(all);
         return dist_collective_failed(st);
     }
+    if (kind == KIND_ARG) {
+        st = arg_by_rank(where, op, type, x, all, index, value);
+        free(all);
+        return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+    }
     const size_t chunks = first_owned(n);
-    const size_t width = kind == KIND_ARG ? 2 : 1;
-    st = dist_buffer_reserve(&host_words, chunks * width * 8);
+    st = dist_buffer_reserve(&host_words, chunks * 8);
     uint64_t *words = (uint64_t *)host_words.p;
     if (st == DUO_SUCCESS)
-        st = local_chunks(where, kind, op, type, x, all, words);
+        st = local_chunks(where, op, type, x, all, words);
     if (st == DUO_SUCCESS)
-        st = share_chunks(where, all, width, words);
+        st = share_chunks(where, all, words);
     free(all);
     if (st == DUO_SUCCESS) {
-        if (kind == KIND_REDUCE) {
-            uint64_t out = 0;
-            combine(op, type, words, chunks, &out);
-            memcpy(result, &out, result_size(op, type));
-        } else {
-            combine_arg(op, type, words, chunks, index, value);
-        }
+        uint64_t out = 0;
+        combine(op, type, words, chunks, &out);
+        memcpy(result, &out, result_size(op, type));
     }
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
 }
