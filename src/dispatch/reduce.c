@@ -21,10 +21,8 @@ DUO_BE_FN(duo_status, dot_async,
            const void *const *y, double *result, duo_stream stream),
           (type, n, count, x, y, result, stream))
 DUO_BE_FN(duo_status, reduce_segments,
-          (duo_reduce_op op, duo_dtype type, int arg, const void *x,
-           size_t len, size_t count, uint64_t *words, void *scratch,
-           duo_stream stream),
-          (op, type, arg, x, len, count, words, scratch, stream))
+          (duo_reduce_op op, duo_dtype type, const void *x, size_t len,
+           size_t count, uint64_t *words, void *scratch, duo_stream stream),
+          (op, type, x, len, count, words, scratch, stream))
 DUO_BE_FN(size_t, reduce_segments_scratch,
-          (duo_dtype type, int arg, size_t len, size_t count),
-          (type, arg, len, count))
+          (duo_dtype type, size_t len, size_t count), (type, len, count))
