@@ -25,7 +25,7 @@ static struct {
     char report_path[4096];
     FILE *report;
     uint64_t checked, skipped, diverged, bytes;
-    double seconds, started;
+    double seconds, copy_seconds, started;
     struct { const char *reason; uint64_t count; } reasons[MAX_REASONS];
     int nreasons;
 } mode;
@@ -111,6 +111,10 @@ void duo_vd_count_skipped(const char *reason)
 }
 
 void duo_vd_add_seconds(double seconds) { mode.seconds += seconds; }
+void duo_vd_add_copy_seconds(double seconds)
+{
+    mode.copy_seconds += seconds;
+}
 
 static void emit(const char *text)
 {
@@ -203,8 +207,10 @@ void duo_validate_finalize(void)
     if (at < (int)sizeof line)
         snprintf(line + at, sizeof line - (size_t)at,
                  "; %.1f MB compared; %.3f s of the %.3f s since duo_init "
-                 "in checked operations (both runs, copies, comparisons)\n",
-                 (double)mode.bytes / 1e6, mode.seconds, total);
+                 "in checked operations (both runs, copies, comparisons), "
+                 "%.3f s of them in copies\n",
+                 (double)mode.bytes / 1e6, mode.seconds, total,
+                 mode.copy_seconds);
     emit(line);
     if (mode.report != NULL)
         fclose(mode.report);

@@ -43,6 +43,10 @@ void duo_vd_count_checked(uint64_t bytes);
 void duo_vd_count_skipped(const char *reason);
 /* Seconds spent in checks, added by each. */
 void duo_vd_add_seconds(double seconds);
+/* Of those, seconds spent copying the operations' memory (device to
+ * host on the GPU; host copies on CPU builds), which the summary shows
+ * apart: beside the reruns, they are what a check costs. */
+void duo_vd_add_copy_seconds(double seconds);
 double duo_vd_now(void);
 
 /* One divergence: the operation's line ("launch #12 of `update` at

@@ -11,7 +11,10 @@
  * only the allocations a launch may write are copied (the second run
  * reads the others as the first did); on the GPU every one is, since the
  * host run reads host copies.  The copies' buffers are kept from launch
- * to launch, grown as needed, and freed at duo_finalize.
+ * to launch, grown as needed, and freed at duo_finalize; on the GPU they
+ * are pinned (duo_be_malloc_host), which copies from the device fill
+ * several times faster than pageable memory, with pageable memory where
+ * pinning fails.
  *
  * What cannot be checked is skipped, with its reason in the summary: a
  * pointer duo did not allocate (the kernel could write memory that
@@ -29,6 +32,7 @@
 #endif
 
 #include "backend.h"
+#include "error.h"
 #include "registry.h"
 #include "validate.h"
 
@@ -40,8 +44,10 @@ typedef struct vd_array {
     int written;             /* a non-const pointer reaches it           */
     unsigned char *before;   /* its bytes before the launch; on the GPU
                                 the host run then writes into them        */
-    unsigned char *other;    /* host: every thread's results             */
+    unsigned char *other;    /* host: every thread's results; GPU: the
+                                GPU's                                    */
     size_t before_cap, other_cap; /* the buffers' sizes, kept by the slot */
+    int before_pinned, other_pinned; /* from duo_be_malloc_host           */
 } vd_array;
 
 static struct {
@@ -63,26 +69,49 @@ static void release(void)
     op.active = 0;
 }
 
+static void release_buffer(unsigned char **buf, size_t *cap, int *pinned)
+{
+    if (*pinned)
+        (void)duo_be_free_host(*buf);
+    else
+        free(*buf);
+    *buf = NULL;
+    *cap = 0;
+    *pinned = 0;
+}
+
 void duo_vd_launch_free(void)
 {
     for (int i = 0; i < op.capacity; ++i) {
-        free(op.arrays[i].before);
-        free(op.arrays[i].other);
+        vd_array *a = &op.arrays[i];
+        release_buffer(&a->before, &a->before_cap, &a->before_pinned);
+        release_buffer(&a->other, &a->other_cap, &a->other_pinned);
     }
     free(op.arrays);
     memset(&op, 0, sizeof op);
 }
 
-/* *buf holds at least `bytes` (kept if it does already); 0 when no
- * memory is left. */
-static int reserve(unsigned char **buf, size_t *cap, size_t bytes)
+/* *buf holds at least `bytes` (kept if it does already; contents not
+ * kept otherwise), pinned on the GPU where it can be; 0 when no memory
+ * is left. */
+static int reserve(unsigned char **buf, size_t *cap, int *pinned,
+                   size_t bytes)
 {
     if (*cap >= bytes && *buf != NULL)
         return 1;
-    unsigned char *p = (unsigned char *)realloc(*buf, bytes > 0 ? bytes : 1);
-    if (p == NULL)
-        return 0;
-    *buf = p;
+    release_buffer(buf, cap, pinned);
+    const size_t size = bytes > 0 ? bytes : 1;
+    void *p = NULL;
+    if (duo_vd_gpu() && duo_be_malloc_host(&p, size) == DUO_SUCCESS) {
+        *pinned = 1;
+    } else {
+        if (duo_vd_gpu())
+            duo_error_clear(); /* pinning failed: pageable will do */
+        p = malloc(size);
+        if (p == NULL)
+            return 0;
+    }
+    *buf = (unsigned char *)p;
     *cap = bytes;
     return 1;
 }
@@ -109,6 +138,8 @@ static vd_array *array_of(const duo_alloc_view *v)
     a->other = kept.other;
     a->before_cap = kept.before_cap;
     a->other_cap = kept.other_cap;
+    a->before_pinned = kept.before_pinned;
+    a->other_pinned = kept.other_pinned;
     a->alloc = *v;
     a->arg = -1;
     a->kind = DUO_VD_BYTES;
@@ -129,12 +160,13 @@ static void add_every_allocation(const duo_alloc_view *v, void *ctx)
  * (the GPU: a device-to-host copy; the host: memcpy). */
 static int fetch(unsigned char *dst, const vd_array *a)
 {
-    if (!duo_vd_gpu()) {
-        memcpy(dst, a->alloc.base, a->alloc.bytes);
-        return 1;
-    }
-    return duo_be_memcpy(dst, a->alloc.base, a->alloc.bytes,
-                         DUO_DEVICE_TO_HOST) == DUO_SUCCESS;
+    const double t0 = duo_vd_now();
+    const int ok = !duo_vd_gpu()
+                       ? (memcpy(dst, a->alloc.base, a->alloc.bytes), 1)
+                       : duo_be_memcpy(dst, a->alloc.base, a->alloc.bytes,
+                                       DUO_DEVICE_TO_HOST) == DUO_SUCCESS;
+    duo_vd_add_copy_seconds(duo_vd_now() - t0);
+    return ok;
 }
 
 static int skip(const char *reason)
@@ -202,8 +234,9 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         if (!gpu && !a->written)
             continue;
         const size_t bytes = a->alloc.bytes;
-        if (!reserve(&a->before, &a->before_cap, bytes) ||
-            (!gpu && !reserve(&a->other, &a->other_cap, bytes)))
+        if (!reserve(&a->before, &a->before_cap, &a->before_pinned, bytes) ||
+            (a->written &&
+             !reserve(&a->other, &a->other_cap, &a->other_pinned, bytes)))
             return skip("no host memory for the check");
         if (!fetch(a->before, a))
             return skip("copying its inputs failed");
@@ -227,6 +260,7 @@ void *duo_vd_shadow(const void *p)
 
 void duo_vd_rerun(void)
 {
+    const double t0 = duo_vd_now();
     for (int i = 0; i < op.narrays; ++i) {
         vd_array *a = &op.arrays[i];
         if (!a->written)
@@ -234,6 +268,7 @@ void duo_vd_rerun(void)
         memcpy(a->other, a->alloc.base, a->alloc.bytes);
         memcpy((void *)a->alloc.base, a->before, a->alloc.bytes);
     }
+    duo_vd_add_copy_seconds(duo_vd_now() - t0);
 #ifdef _OPENMP
     op.threads = omp_get_max_threads();
     omp_set_num_threads(1);
@@ -361,19 +396,17 @@ void duo_vd_end(void)
 #endif
     int failed = duo_vd_gpu() && duo_be_synchronize() != DUO_SUCCESS;
     uint64_t bytes = 0;
-    unsigned char *result = NULL;
     for (int i = 0; i < op.narrays && !failed; ++i) {
         vd_array *a = &op.arrays[i];
         if (!a->written)
             continue;
         const unsigned char *checked, *reference;
         if (duo_vd_gpu()) {
-            result = (unsigned char *)realloc(result, a->alloc.bytes);
-            if (result == NULL || !fetch(result, a)) {
+            if (!fetch(a->other, a)) {
                 failed = 1;
                 break;
             }
-            checked = result;
+            checked = a->other;
             reference = a->before;
         } else {
             checked = a->other;
@@ -389,10 +422,12 @@ void duo_vd_end(void)
         /* Leave what every thread computed (where one thread's bits
          * differ anywhere: most launches agree to the last byte). */
         if (!duo_vd_gpu() &&
-            !(d.identical && a->alloc.bytes % esize == 0))
+            !(d.identical && a->alloc.bytes % esize == 0)) {
+            const double t0 = duo_vd_now();
             memcpy((void *)a->alloc.base, a->other, a->alloc.bytes);
+            duo_vd_add_copy_seconds(duo_vd_now() - t0);
+        }
     }
-    free(result);
     /* The whole check: both runs, the copies and the comparison. */
     duo_vd_add_seconds(duo_vd_now() - op.t0);
     if (failed)

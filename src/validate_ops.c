@@ -112,8 +112,12 @@ static void *host_copy(const void *p, size_t bytes)
         duo_vd_count_skipped("no host memory for the check");
         return NULL;
     }
-    if (bytes > 0 &&
-        duo_be_memcpy(h, p, bytes, DUO_DEVICE_TO_HOST) != DUO_SUCCESS) {
+    const double t0 = duo_vd_now();
+    const int ok = bytes == 0 || duo_be_memcpy(h, p, bytes,
+                                              DUO_DEVICE_TO_HOST) ==
+                                     DUO_SUCCESS;
+    duo_vd_add_copy_seconds(duo_vd_now() - t0);
+    if (!ok) {
         free(h);
         duo_vd_count_skipped("copying its inputs failed");
         return NULL;
@@ -234,8 +238,13 @@ static int fetch_result(void *dst, const void *out, size_t bytes)
         memcpy(dst, out, bytes);
         return 1;
     }
-    return duo_be_synchronize() == DUO_SUCCESS &&
-           duo_be_memcpy(dst, out, bytes, DUO_DEVICE_TO_HOST) == DUO_SUCCESS;
+    if (duo_be_synchronize() != DUO_SUCCESS)
+        return 0;
+    const double t0 = duo_vd_now();
+    const int ok = duo_be_memcpy(dst, out, bytes, DUO_DEVICE_TO_HOST) ==
+                   DUO_SUCCESS;
+    duo_vd_add_copy_seconds(duo_vd_now() - t0);
+    return ok;
 }
 
 duo_status duo_vd_reduce_async(duo_reduce_op op, duo_dtype type,
