@@ -7,7 +7,9 @@
 # the median of REPEATS runs (default 3) of each.  The issue's goal: a
 # validated run costs no more than the serial build's run plus the copies
 # of each checked operation's arrays (on a CPU build the check reruns
-# every operation on one thread, so "serial + plain" is its floor).
+# every operation on one thread, so "serial + plain" is its floor).  The
+# copies' seconds come from the summary line of one more validated run
+# ("... s of them in copies").
 # Builds build/serial and build/BACKEND if missing; prints a Markdown
 # table, which profiles/validate/overhead-<backend>.md records.
 set -euo pipefail
@@ -34,8 +36,8 @@ median_seconds() {
     printf '%s\n' "${times[@]}" | sort -g | sed -n "$(( (repeats + 1) / 2 ))p"
 }
 
-echo "| app | serial s | $backend s | $backend validated s | validated / plain | validated / (serial + plain) |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| app | serial s | $backend s | $backend validated s | copies s | validated / plain | validated / (serial + plain) | validated / (serial + plain + copies) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for a in "${apps[@]}"; do
     read -r app args <<<"$a"
     # shellcheck disable=SC2086
@@ -44,7 +46,13 @@ for a in "${apps[@]}"; do
     p=$(median_seconds DUO_VALIDATE=0 "build/$backend/bin/$app" $args)
     # shellcheck disable=SC2086
     v=$(median_seconds DUO_VALIDATE=1 "build/$backend/bin/$app" $args)
-    printf '| %s | %.3f | %.3f | %.3f | %.2f | %.2f |\n' "$a" "$s" "$p" "$v" \
+    # shellcheck disable=SC2086
+    c=$(DUO_VALIDATE=1 "build/$backend/bin/$app" $args 2>&1 >/dev/null |
+        sed -n 's/.*, \([0-9.]*\) s of them in copies.*/\1/p' | tail -n 1)
+    printf '| %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f |\n' \
+        "$a" "$s" "$p" "$v" "${c:-0}" \
         "$(awk -v v="$v" -v p="$p" 'BEGIN { print v / p }')" \
-        "$(awk -v v="$v" -v s="$s" -v p="$p" 'BEGIN { print v / (s + p) }')"
+        "$(awk -v v="$v" -v s="$s" -v p="$p" 'BEGIN { print v / (s + p) }')" \
+        "$(awk -v v="$v" -v s="$s" -v p="$p" -v c="${c:-0}" \
+               'BEGIN { print v / (s + p + c) }')"
 done
