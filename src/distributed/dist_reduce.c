@@ -688,7 +688,13 @@ static duo_status arg_by_rank(const char *where, duo_reduce_op op,
     if (all[me].count > 0) {
         size_t i = 0;
         uint64_t v = 0; /* the element in the low bytes */
-        st = duo_be_reduce_arg(op, type, x, (size_t)all[me].count, &i, &v);
+        const size_t count = (size_t)all[me].count;
+        const int region = duo_profile_open("duo_dist_reduce_arg piece",
+                                            DUO_REGION_REDUCE, NULL);
+        st = duo_be_reduce_arg(op, type, x, count, &i, &v);
+        duo_profile_close(region, NULL,
+                          (double)(count * duo_dtype_size(type)),
+                          (double)count);
         words[displs[me]] = all[me].begin + i;
         words[displs[me] + 1] = v;
     }
