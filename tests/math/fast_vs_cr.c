@@ -213,6 +213,9 @@ FV_FAST1(fast_sinhf, duo_m_hypf_fast_(x, 0, y))
 FV_1(new_coshf, duo_coshf(x))
 FV_1(cr_coshf, duo_m_coshf_cr_(x))
 FV_FAST1(fast_coshf, duo_m_hypf_fast_(x, 1, y))
+FV_1(new_erff, duo_erff(x))
+FV_1(cr_erff, duo_m_erff_cr_(x))
+FV_FAST1(fast_erff, duo_m_erff_fast_(x, y))
 FV_1(new_tanhf, duo_tanhf(x))
 FV_1(cr_tanhf, duo_m_tanhf_cr_(x))
 FV_FAST1(fast_tanhf, duo_m_hypf_fast_(x, 2, y))
@@ -236,6 +239,7 @@ FV_DEFINE(log1pf, new_log1pf, cr_log1pf, fast_log1pf)
 FV_DEFINE(sinhf, new_sinhf, cr_sinhf, fast_sinhf)
 FV_DEFINE(coshf, new_coshf, cr_coshf, fast_coshf)
 FV_DEFINE(tanhf, new_tanhf, cr_tanhf, fast_tanhf)
+FV_DEFINE(erff, new_erff, cr_erff, fast_erff)
 FV_DEFINE2(atan2f, duo_atan2f, duo_m_atan2f_cr_, duo_m_atan2f_fast_)
 FV_DEFINE2(hypotf, duo_hypotf, duo_m_hypotf_cr_, duo_m_hypotf_fast_)
 
@@ -264,6 +268,7 @@ static const fv_func fv_funcs[] = {
     {"sinhf", fv_sinhf},
     {"coshf", fv_coshf},
     {"tanhf", fv_tanhf},
+    {"erff", fv_erff},
     {"atan2f", fv_atan2f},
     {"hypotf", fv_hypotf},
 };
