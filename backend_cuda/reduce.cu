@@ -457,8 +457,8 @@ __global__ void __launch_bounds__(DUO_REDUCE_THREADS)
 /* The same slots where a segment's chunks are of one step and number at
  * most FINAL_THREADS, so that each block of reduce_segments_kernel takes
  * one chunk (the distributed reductions' 65,536-element chunks are such):
- * there a block per chunk waits on its one load per thread, and at 2^26
- * f64 the pass ran at a third of duo_reduce's speed.  Here block b takes
+ * there a block per chunk waits on its one load per thread, a fold and a
+ * slot for 4 KB.  Here block b takes
  * chunks SEGMENT_ROUNDS * FEW_CHUNKS * b, ... of all the segments' chunks
  * counted in a row (`per_segment` to a segment, `total` in all), issues
  * every load before combining any, and folds them side by side, as

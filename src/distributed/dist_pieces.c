@@ -16,16 +16,19 @@
  * same gathered words and the same kept layout (a rank that kept none
  * sends 0), so all decide alike.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
 #include "dist_internal.h"
 
-/* The last layout that passed the checks, with each piece's fingerprint;
- * the fingerprints of the current call's first exchange. */
-static dist_piece *kept;
-static uint64_t *kept_prints, *agreed_prints;
+/* The last layout that passed the checks, with each piece's fingerprint
+ * (kept_size ranks; 0: none), and the words of the current call's first
+ * exchange.  Fixed arrays: the words travel only in the compact first
+ * exchange, of at most DIST_AGREE_COMPACT_RANKS ranks, and no rank may
+ * decide otherwise than the others for want of memory. */
+static dist_piece kept[DIST_AGREE_COMPACT_RANKS];
+static uint64_t kept_prints[DIST_AGREE_COMPACT_RANKS];
+static uint64_t agreed_prints[DIST_AGREE_COMPACT_RANKS];
 static int kept_size, agreed_valid;
 
 /* splitmix64's finalizer: every input bit moves every output bit. */
@@ -47,33 +50,25 @@ static uint64_t print_of(const dist_piece *p)
 uint64_t dist_pieces_word(const duo_dist_range *range)
 {
     const int me = duo_dist_state.rank;
-    if (kept == NULL || kept_size != duo_dist_state.size ||
-        kept[me].n != range->n || kept[me].begin != range->begin ||
-        kept[me].count != range->count)
+    if (kept_size != duo_dist_state.size || kept[me].n != range->n ||
+        kept[me].begin != range->begin || kept[me].count != range->count)
         return 0;
     return kept_prints[me];
 }
 
 void dist_pieces_agreed(const uint64_t *prints)
 {
-    agreed_valid = 0;
-    if (prints == NULL)
-        return;
-    if (agreed_prints == NULL) {
-        agreed_prints = (uint64_t *)malloc((size_t)duo_dist_state.size *
-                                           sizeof(uint64_t));
-        if (agreed_prints == NULL)
-            return; /* the layout is then all-gathered */
-    }
-    memcpy(agreed_prints, prints,
-           (size_t)duo_dist_state.size * sizeof(uint64_t));
-    agreed_valid = 1;
+    agreed_valid = prints != NULL &&
+                   duo_dist_state.size <= DIST_AGREE_COMPACT_RANKS;
+    if (agreed_valid)
+        memcpy(agreed_prints, prints,
+               (size_t)duo_dist_state.size * sizeof(uint64_t));
 }
 
 /* Every rank's word is its piece's fingerprint in the kept layout. */
 static int kept_matches(void)
 {
-    if (!agreed_valid || kept == NULL || kept_size != duo_dist_state.size)
+    if (!agreed_valid || kept_size != duo_dist_state.size)
         return 0;
     for (int r = 0; r < kept_size; ++r)
         if (agreed_prints[r] != kept_prints[r])
@@ -109,23 +104,17 @@ static duo_status check(const char *where, const dist_piece *all, int size)
     return DUO_SUCCESS;
 }
 
-/* Keep a checked layout for the next call (or nothing, without memory:
- * the next call then all-gathers again). */
+/* Keep a checked layout for the next call (beyond the compact exchange's
+ * ranks, none: no words would say it is the next call's). */
 static void keep(const dist_piece *all, int size)
 {
-    if (kept == NULL || kept_size != size) {
-        dist_pieces_release();
-        kept = (dist_piece *)malloc((size_t)size * sizeof *kept);
-        kept_prints = (uint64_t *)malloc((size_t)size * sizeof *kept_prints);
-        if (kept == NULL || kept_prints == NULL) {
-            dist_pieces_release();
-            return;
-        }
-        kept_size = size;
-    }
+    kept_size = 0;
+    if (size > DIST_AGREE_COMPACT_RANKS)
+        return;
     memcpy(kept, all, (size_t)size * sizeof *kept);
     for (int r = 0; r < size; ++r)
         kept_prints[r] = print_of(&all[r]);
+    kept_size = size;
 }
 
 duo_status dist_pieces(const char *where, const duo_dist_range *range,
@@ -152,11 +141,6 @@ duo_status dist_pieces(const char *where, const duo_dist_range *range,
 
 void dist_pieces_release(void)
 {
-    free(kept);
-    free(kept_prints);
-    free(agreed_prints);
-    kept = NULL;
-    kept_prints = agreed_prints = NULL;
     kept_size = 0;
     agreed_valid = 0;
 }
