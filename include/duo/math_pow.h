@@ -45,6 +45,20 @@
  * representable results (powf(2, 10), pow(10, 22)) lie half an ulp from
  * any boundary, so they come out exact.
  *
+ * powf first tries a fast path (duo_m_powf_fast_) for x > 0 finite, y
+ * finite and nonzero, x != 1: the same reduction with log1p(r) = r +
+ * r^2 q(r), q of degree 6 in plain double, the big terms E log 2, the
+ * table's -log c and r summed as a pair (two_sum), z = y log x as a pair
+ * (y H exact by fma), and e^z as in duo_m_expf_fast_ with z's low part
+ * added to the reduced argument; the result within 2^-49 of e^z (bound
+ * at duo_m_powf_fast_), 16 units of its last place, and the rounding
+ * test (duo_m_round_ok_, math_core.h) allows 256.  Where the test fails
+ * (about 2^-20 of the arguments: exact and midpoint cases among them,
+ * which lie on a float or a midpoint), for results outside float's
+ * normal range, and for every other argument, the careful path below
+ * (duo_m_powf_cr_) decides.  math-fast-vs-cr compares the two on 2^32
+ * pairs of math-exhaustive's sample.
+ *
  * Special values as C11 Annex F (F.10.4.4): pow(x, +-0) = 1 and
  * pow(1, y) = 1 even for NaN, pow(-1, +-inf) = 1, a NaN argument gives
  * its payload quieted (x's first), x < 0 with y finite and not an
@@ -211,7 +225,7 @@ DUO_DEVICE int duo_m_powf_is_(float x, float y, double m)
     return P == B;
 }
 
-DUO_DEVICE float duo_powf(float x, float y)
+DUO_DEVICE float duo_m_powf_cr_(float x, float y)
 {
     const uint32_t bx = duo_bits_from_f32_(x), by = duo_bits_from_f32_(y);
     const uint32_t ax = bx & 0x7fffffffu, ay = by & 0x7fffffffu;
@@ -274,6 +288,93 @@ DUO_DEVICE float duo_powf(float x, float y)
         }
     }
     return neg ? -r : r;
+}
+
+/* The fast path of powf: 1 and the correctly rounded *out, 0 when the
+ * rounding test fails, -1 for arguments left to the careful path.
+ *
+ * u = (double)x = 2^e m (normal, also for subnormal x), i, c, E, T + Tl
+ * (the table's -log c, - log 2 for i >= 64) as in duo_m_pow_log_; r = m
+ * c - 1 exact (m has at most 24 bits, c 12), |r| < 2^-7.  log1p(r) = r +
+ * r^2 q, q = -1/2 + r/3 - ... + r^6/8: truncation below r^8/9 < 2^-59 |r|,
+ * the rounding of r^2 q below 2^-52 r^2/2 < 2^-60 |r|.  E log 2 = a + ea
+ * (a = E L rounded, ea = its error by fma + E times log 2's low part);
+ * a + T = s + e1 and s + r = h + e2 exactly (two_sum); l = e1 + e2 + ea +
+ * Tl + r^2 q in double.  The table keeps |a|, |T|, |r| below 3.6 |log x|
+ * (duo_m_logf_fast_), so |l| < 2^-6 |log x| (r^2 q dominates), its three
+ * roundings stay below 2^-57.4 |log x|, and h + l is within 2^-57 |log x|
+ * of log x; H + L = h + l exactly (fast two_sum: |l| < |h|), so |L| <=
+ * 2^-53 |H|.  z = y (H + L) = zh + zl: zh = y H rounded, zl = fma(y, H,
+ * -zh) + y L, |zl| <= 2^-52 |zh|, within 2^-56.9 |z| of y log x.  For a
+ * normal float result |z| < 87.5, so z is within 2^-50.5.  e^z: k, j, E2
+ * and the Cody-Waite reduction of duo_m_expf_fast_ on zh (error below
+ * 2^-86 where k != 0), rho = that + zl (|zl| < 2^-45.5, one rounding
+ * below 2^-60), e^rho - 1 by r + r^2 (1/2 + r/6 + r^2/24 + r^3/120) in
+ * plain double (truncation below 2^-53.5 for |rho| < 2^-7.4, evaluation
+ * below 2^-52), times 2^(j/64) from the table (hi only: 2^-53) by one fma
+ * (2^-53).  All told the result is within 2^-49 of e^z: 16 units of its
+ * last place; the test allows 256. */
+DUO_DEVICE int duo_m_powf_fast_(float x, float y, float *out)
+{
+    const uint32_t bx = duo_bits_from_f32_(x), by = duo_bits_from_f32_(y);
+    const uint32_t ay = by & 0x7fffffffu;
+    if (bx - 1u >= 0x7f7fffffu || bx == 0x3f800000u || ay == 0u ||
+        ay >= 0x7f800000u)
+        return -1; /* x <= 0, inf, NaN, x = 1; y = 0, inf, NaN */
+    const uint64_t b = duo_bits_from_f64_((double)x);
+    const int i = (int)((b >> 45) & 127u);
+    const double E = (double)((int)(b >> 52) - 1023 + (i >= 64));
+    const double m = duo_f64_from_bits_((b & 0x000fffffffffffffull) |
+                                        0x3ff0000000000000ull);
+    const double r = duo_m_fma_(m, DUO_MATH_T(duo_m_log_c_)[i], -1.0);
+    const double T = DUO_MATH_T(duo_m_log_l_)[2 * i];
+    const double Tl = DUO_MATH_T(duo_m_log_l_)[2 * i + 1];
+    double q = duo_m_fma_(r, 1.0 / 8, -1.0 / 7);
+    q = duo_m_fma_(q, r, 1.0 / 6);
+    q = duo_m_fma_(q, r, -1.0 / 5);
+    q = duo_m_fma_(q, r, 1.0 / 4);
+    q = duo_m_fma_(q, r, -1.0 / 3);
+    q = duo_m_fma_(q, r, 0.5);
+    q = duo_m_mul_(duo_m_mul_(r, r), -q); /* r^2 (-1/2 + r/3 - ...) */
+    const double a = duo_m_mul_(E, DUO_M_LN2_HI);
+    const double ea = duo_m_fma_(E, DUO_M_LN2_HI, -a) +
+                      duo_m_mul_(E, DUO_M_LN2_LO);
+    double e1, e2;
+    const double s = duo_m_two_sum_(a, T, &e1);
+    const double h = duo_m_two_sum_(s, r, &e2);
+    double L;
+    const double H = duo_m_fast_two_sum_(h, ((e1 + e2) + (ea + Tl)) + q, &L);
+    const double yd = (double)y;
+    const double zh = duo_m_mul_(yd, H);
+    const double zl = duo_m_fma_(yd, H, -zh) + duo_m_mul_(yd, L);
+    if (!(fabs(zh) < 87.0))
+        return -1; /* the result may not be a normal float */
+    const double shift = 0x1.8p52; /* rounds to an integer */
+    const double kb = duo_m_fma_(zh, DUO_M_64_LN2, shift);
+    const double kd = kb - shift;
+    const double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, zh);
+    const double rho = duo_m_fma_(-kd, DUO_M_LN2_64_D_LO, t) + zl;
+    double p = duo_m_fma_(rho, 1.0 / 120, 1.0 / 24);
+    p = duo_m_fma_(p, rho, 1.0 / 6);
+    p = duo_m_fma_(p, rho, 0.5);
+    p = duo_m_fma_(duo_m_mul_(rho, rho), p, rho);
+    /* k = kb's low bits (|k| < 2^14); (kb - j) << 46 is E2 << 52 mod
+     * 2^64. */
+    const uint64_t kbits = duo_bits_from_f64_(kb);
+    const uint64_t j = kbits & 63u;
+    const double T2 = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
+    const double v = duo_m_fma_(T2, p, T2);
+    if (!duo_m_round_ok_(v, 256))
+        return 0;
+    *out = (float)duo_f64_from_bits_(duo_bits_from_f64_(v) +
+                                     ((kbits - j) << 46));
+    return 1;
+}
+
+DUO_DEVICE float duo_powf(float x, float y)
+{
+    float r;
+    return duo_m_powf_fast_(x, y, &r) > 0 ? r : duo_m_powf_cr_(x, y);
 }
 
 /* (h + l) 2^E rounded once to a multiple of 2^-1074, for a result below
