@@ -49,7 +49,7 @@
  * How: each function evaluates in double precision, carrying a pair of
  * doubles where a sum would lose bits, to a relative error below about
  * 2^-58, then rounds once to float (math_core.h says why that gives the
- * same bits everywhere).  Every float function but powf first
+ * same bits everywhere).  Every float function first
  * tries a fast path in plain double with a proven error bound, and
  * returns its result only when a rounding test on the bits below float
  * precision shows it rounds as the exact value does (duo_m_round_ok_);
