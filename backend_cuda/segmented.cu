@@ -4,27 +4,33 @@
  * <duo/reduce_cuda.h>), so that each result has the bits of duo_reduce
  * of that segment alone.
  *
- * segment_kernel: block j of the S blocks of a segment takes the
- * segment's chunks j, j + S, ... (S divides FINAL_THREADS, so chunk c's
- * partial lands in a slot of step 5's thread c % FINAL_THREADS that only
- * this block touches, and in chunk order); with S = 1 the block folds its
- * slots and writes the result; with S > 1 (few segments, so that long
- * ones still spread over the GPU) the blocks leave their slots in the
- * stream's scratch and the last to finish folds them.  A chunk of one
- * step (segments below 2^21 f32 elements) is one warp's, all its loads
- * in flight together and no barrier until the partials are folded; the
- * chunks of several short segments are shared among a block's warps.
+ * Block j of the S blocks of a segment takes the segment's chunks j,
+ * j + S, ... (S divides FINAL_THREADS, so chunk c's partial lands in a
+ * slot of step 5's thread c % FINAL_THREADS that only this block
+ * touches, and in chunk order).  group_kernel (S = 1) gives each block
+ * groups of segments; it folds the slots and writes the results.
+ * split_kernel (S > 1: few segments, so that long ones still spread over
+ * the GPU) leaves each block's slots in the stream's scratch, and the
+ * last block of a segment folds them.  A chunk is one warp's, with no
+ * barrier until the partials are folded (a chunk of one step, as in
+ * segments below 2^21 f32 elements, has all its loads in flight
+ * together); the chunks of several short segments are shared among a
+ * block's warps.
  *
  * Segments from an offsets array need the offsets checked (non-
  * decreasing, the last <= n) before any result is written; they are in
- * device memory.  check_kernel does it in a pass of its own and leaves
- * its verdict in the stream's scratch, and on bad offsets a report in
- * mapped host memory that the next wait turns into an error (launch.cu).
- * It lets segment_kernel start at once (griddepcontrol.launch_dependents,
- * when launched early): the reduction runs while the check does, and
- * only the writing thread waits for the check (griddepcontrol.wait)
- * before it reads the verdict.  segment_kernel's reads before that wait
- * are safe because the check itself waited for the kernel before it.
+ * device memory, and on bad offsets a report in mapped host memory is
+ * what the next wait turns into an error (launch.cu).  Up to
+ * SELF_CHECK_MAX segments, every block checks all the offsets itself (at
+ * most 2048 words, from L2, their loads in flight together), so no block
+ * writes unless all are good, and no kernel of its own is launched and
+ * waited for.  For more segments, check_kernel does it in a pass of its
+ * own and leaves its verdict in the stream's scratch.  It lets the
+ * reduction start at once (griddepcontrol.launch_dependents, when
+ * launched early): the reduction runs while the check does, and only the
+ * writing thread waits for the check (griddepcontrol.wait) before it
+ * reads the verdict.  The reduction's reads before that wait are safe
+ * because the check itself waited for the kernel before it.
  */
 #include <stdint.h>
 
@@ -42,6 +48,16 @@ constexpr int FINAL = DUO_REDUCE_FINAL_THREADS;
 constexpr unsigned SHORT_CHUNKS = DUO_REDUCE_WARP;
 /* 16-byte loads in flight per thread in a chunk of several steps. */
 constexpr unsigned STEP_BATCH = 8;
+/* Offsets per thread, and most segments, that each block checks itself
+ * (entries 0 .. nseg of the offsets: SELF_CHECK_PER per thread). */
+constexpr unsigned SELF_CHECK_PER = 8;
+constexpr size_t SELF_CHECK_MAX = (size_t)SELF_CHECK_PER * THREADS - 1;
+/* How the reduction kernels know the offsets are good. */
+enum OffsetsCheck : unsigned {
+    NO_OFFSETS = 0,     /* equal segments */
+    CHECKED_BEFORE = 1, /* check_kernel's verdict, in the scratch */
+    CHECKED_HERE = 2    /* each block checks them all itself */
+};
 /* Most segments that share their blocks' slots through the scratch
  * (S > 1): their slots and counters fit the scratch (cuda_check.h). */
 constexpr size_t SPLIT_SEGMENTS = DUO_CUDA_SEGMENT_SPLIT_MAX;
@@ -57,6 +73,21 @@ __device__ __forceinline__ void let_next_start(void)
 
 /* ------------------------------------------------------------------ */
 /* The offsets check                                                   */
+
+/* Bad entry i into the report for the next wait, unless one is pending. */
+__device__ void report_bad_offset(const size_t *offsets, size_t nseg,
+                                  size_t n, size_t i,
+                                  duo_cuda_offsets_report *report)
+{
+    if (report->pending != 0)
+        return;
+    report->index = i;
+    report->value = offsets[i];
+    report->next = i < nseg ? offsets[i + 1] : n;
+    report->nseg = nseg;
+    __threadfence_system(); /* the fields, then the flag */
+    report->pending = 1;
+}
 
 /* offsets[i] <= offsets[i + 1] for i < nseg, offsets[nseg] <= n.  The
  * first bad i is kept as ~i in scratch's BAD word (atomicMax keeps the
@@ -90,15 +121,40 @@ __global__ void __launch_bounds__(THREADS)
     const unsigned long long found = atomicExch(bad, 0ull);
     *(unsigned long long *)(scratch + DUO_CUDA_SCRATCH_VERDICT) = found;
     *(unsigned *)(scratch + DUO_CUDA_SCRATCH_CHECK_COUNTER) = 0;
-    if (found != 0 && report->pending == 0) {
-        const size_t i = (size_t)~found;
-        report->index = i;
-        report->value = offsets[i];
-        report->next = i < nseg ? offsets[i + 1] : n;
-        report->nseg = nseg;
-        __threadfence_system(); /* the fields, then the flag */
-        report->pending = 1;
-    }
+    if (found != 0)
+        report_bad_offset(offsets, nseg, n, (size_t)~found, report);
+}
+
+/* CHECKED_HERE: whether offsets[i] <= offsets[i + 1] for every i < nseg
+ * and offsets[nseg] <= n (nseg <= SELF_CHECK_MAX), in every thread of
+ * the block; block 0 reports the first bad i.  Thread t takes entries
+ * t * PER .. t * PER + PER - 1, with its PER + 1 loads in flight
+ * together. */
+__device__ bool offsets_good_here(const size_t *__restrict__ offsets,
+                                  size_t nseg, size_t n,
+                                  duo_cuda_offsets_report *report)
+{
+    __shared__ unsigned long long block_bad;
+    if (threadIdx.x == 0)
+        block_bad = 0;
+    const size_t i0 = (size_t)threadIdx.x * SELF_CHECK_PER;
+    size_t v[SELF_CHECK_PER + 1]; /* entry i0 + k, or n past nseg */
+#pragma unroll
+    for (unsigned k = 0; k <= SELF_CHECK_PER; ++k)
+        v[k] = i0 + k <= nseg ? offsets[i0 + k] : n;
+    unsigned long long bad = 0;
+#pragma unroll
+    for (int k = SELF_CHECK_PER - 1; k >= 0; --k) /* the lowest bad i */
+        if (i0 + k <= nseg && v[k] > v[k + 1])
+            bad = ~(unsigned long long)(i0 + k);
+    __syncthreads();
+    if (bad != 0)
+        atomicMax(&block_bad, bad);
+    __syncthreads();
+    const unsigned long long found = block_bad;
+    if (found != 0 && blockIdx.x == 0 && threadIdx.x == 0)
+        report_bad_offset(offsets, nseg, n, (size_t)~found, report);
+    return found == 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -206,6 +262,61 @@ __device__ typename Op::acc warp_chunk(const Segment<In> &g, size_t c)
     return w[0];
 }
 
+/* Steps 2 to 4 for chunk c of `steps` (> 1) steps by one warp, as
+ * warp_chunk plays the chunk's threads: one thread-warp v at a time, its
+ * steps STEP_BATCH loads at a time, and its folded value kept by lane v
+ * (so that no array is indexed by v: that would put warp_chunk's arrays
+ * in local memory too).  Lanes 0 .. WARPS - 1 then fold in halves as
+ * warp_chunk's w[] does.  Valid in lane 0. */
+template <class Op, class In>
+__device__ typename Op::acc warp_chunk_steps(const Segment<In> &g, size_t c,
+                                             unsigned steps)
+{
+    typedef typename Op::acc Acc;
+    constexpr int VEC = DUO_REDUCE_VEC(sizeof(In));
+    constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
+    const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+    const size_t base = c * steps * LANES;
+    const bool whole = g.aligned && g.n - base >= (size_t)steps * LANES;
+    Acc mine = Op::identity();
+#pragma unroll 1
+    for (unsigned v = 0; v < (unsigned)WARPS; ++v) {
+        const size_t first = base + (size_t)(v * DUO_REDUCE_WARP + lane) * VEC;
+        Acc lanes[VEC];
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            lanes[k] = Op::identity();
+        if (whole) {
+            const uint4 *p = reinterpret_cast<const uint4 *>(g.x + first);
+            for (unsigned s0 = 0; s0 < steps; s0 += STEP_BATCH) {
+                uint4 raw[STEP_BATCH];
+#pragma unroll
+                for (unsigned b = 0; b < STEP_BATCH; ++b)
+                    if (s0 + b < steps)
+                        raw[b] = __ldg(p + (size_t)(s0 + b) * THREADS);
+#pragma unroll
+                for (unsigned b = 0; b < STEP_BATCH; ++b)
+                    if (s0 + b < steps)
+                        combine_vector<Op, In>(
+                            lanes, raw[b], first + (size_t)(s0 + b) * LANES);
+            }
+        } else {
+            for (unsigned k = 0; k < steps; ++k)
+                if (first + (size_t)k * LANES < g.n)
+                    combine_step<Op, In>(lanes, g, first + (size_t)k * LANES);
+        }
+        Acc t = pair_tree<Op, VEC>(lanes);
+        for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+            t = Op::apply(t, shfl_down(t, h));
+        t = shfl_from(t, 0);
+        if (lane == v)
+            mine = t;
+    }
+    for (int h = WARPS / 2; h > 0; h /= 2)
+        mine = Op::apply(mine, shfl_down(mine, h));
+    return mine;
+}
+
 /* Steps 2 to 4 for chunk c of `steps` (> 1) steps; valid in thread 0. */
 template <class Op, class In>
 __device__ typename Op::acc long_chunk_partial(const Segment<In> &g,
@@ -244,12 +355,17 @@ __device__ typename Op::acc long_chunk_partial(const Segment<In> &g,
 /* Steps 2 to 5 for the chunks of g that fall to block j of S: chunks
  * c = j + m S for m = 0, 1, ..., each partial added, in chunk order, to
  * slot c % FINAL, kept in slots[m % P] (shared), P = FINAL / S.  Slots
- * below `used` = min(chunks, FINAL) start at the identity.
+ * below `used` = min(chunks, FINAL) start at the identity.  Split: S may
+ * be > 1 (split_kernel); else S = 1 (group_kernel).
  *
- * Chunks of one step go to the block's warps in turn: W = min(WARPS, P)
- * warps, warp w taking m = w, w + W, ...; as W divides P, every chunk of
- * a slot is one warp's, which adds them in order with no barrier. */
-template <class Op, class In>
+ * Chunks go to the block's warps in turn (of one step, or of any number
+ * with S = 1): W = min(WARPS, P) warps, warp w taking m = w, w + W, ...;
+ * as W divides P, every chunk of a slot is one warp's, which adds them
+ * in order with no barrier.  Longer chunks with S > 1 take the whole
+ * block each, so that all its warps work when P < WARPS; group_kernel
+ * has no such path, which keeps its registers at 64 to 113 instead of
+ * 115 to 128 (three or four blocks a multiprocessor instead of two). */
+template <class Op, class In, bool Split>
 __device__ void share_chunks(const Segment<In> &g, unsigned j, unsigned S,
                              typename Op::acc *slots, size_t chunks,
                              unsigned steps, unsigned used)
@@ -259,12 +375,14 @@ __device__ void share_chunks(const Segment<In> &g, unsigned j, unsigned S,
         slots[q] = Op::identity();
     __syncthreads();
     const unsigned P = FINAL / S;
-    if (steps == 1) {
+    if (!Split || steps == 1) {
         const unsigned W = P < (unsigned)WARPS ? P : (unsigned)WARPS;
         const unsigned warp = threadIdx.x / DUO_REDUCE_WARP;
         if (warp < W)
             for (size_t m = warp; j + m * S < chunks; m += W) {
-                const Acc p = warp_chunk<Op, In>(g, j + m * S);
+                const Acc p =
+                    steps == 1 ? warp_chunk<Op, In>(g, j + m * S)
+                               : warp_chunk_steps<Op, In>(g, j + m * S, steps);
                 if (threadIdx.x % DUO_REDUCE_WARP == 0)
                     slots[m % P] = Op::apply(slots[m % P], p);
             }
@@ -317,13 +435,16 @@ template <class In> __device__ unsigned short_chunks(const Segment<In> &g)
                                        : 0u;
 }
 
-/* Segment s's result v, by one thread; with checked offsets only once
- * check_kernel has found them good. */
+/* Segment s's result v, by one thread: not if this block found the
+ * offsets bad (good), and with CHECKED_BEFORE only once check_kernel has
+ * found them good. */
 template <class Acc, class Out>
-__device__ void write_result(const Out &out, size_t s, Acc v, bool checked,
-                             const char *scratch)
+__device__ void write_result(const Out &out, size_t s, Acc v, bool good,
+                             bool checked_before, const char *scratch)
 {
-    if (checked) {
+    if (!good)
+        return;
+    if (checked_before) {
         duo_cuda_wait_previous_(); /* check_kernel has finished */
         if (*(const volatile unsigned long long *)(scratch +
                                                    DUO_CUDA_SCRATCH_VERDICT))
@@ -332,98 +453,119 @@ __device__ void write_result(const Out &out, size_t s, Acc v, bool checked,
     out.write(s, v);
 }
 
-/* offsets NULL: equal segments of seg_len.  checked: the offsets were
- * checked by check_kernel (its verdict is in scratch); else nothing is
- * checked and the kernel waits for the one before it at once.
- *
- * S = 1: block b takes segments in groups of K (1 to WARPS), groups b,
- * b + gridDim.x, ...  The chunks of the group's short segments (at most
- * SHORT_CHUNKS chunks each) are shared among the block's warps, a chunk
- * per warp, and each segment's partials folded by one warp; the group's
- * longer segments then take the whole block, one after the other, their
- * chunks folded in the slots.
- * S > 1: block b is block j = b % S of segments b / S, b / S + G, ...
- * (G = gridDim.x / S); each block folds its slots and leaves them in the
- * stream's scratch, and the last of a segment's S blocks folds them all. */
+/* What every segmented kernel does first.  offsets NULL: equal segments
+ * of seg_len (check NO_OFFSETS).  check CHECKED_BEFORE: check_kernel
+ * checks the offsets (its verdict will be in scratch); else the kernel
+ * waits for the one before it at once, and with CHECKED_HERE every
+ * block checks the offsets itself.  Whether this block may write. */
+__device__ bool start_segments(unsigned check, const size_t *offsets,
+                               size_t nseg, size_t n,
+                               duo_cuda_offsets_report *report)
+{
+    if (check != CHECKED_BEFORE)
+        duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
+    return check != CHECKED_HERE ||
+           offsets_good_here(offsets, nseg, n, report);
+}
+
+/* One block per group of segments (S = 1): block b takes segments in
+ * groups of K (1 to WARPS), groups b, b + gridDim.x, ...  The chunks of
+ * the group's short segments (at most SHORT_CHUNKS chunks each) are
+ * shared among the block's warps, a chunk per warp, and each segment's
+ * partials folded by one warp; the group's longer segments then take
+ * the whole block, one after the other, their chunks shared among the
+ * warps and folded in the slots. */
 template <class Op, class In, class Out>
 __global__ void __launch_bounds__(THREADS)
-    segment_kernel(const In *__restrict__ x, size_t n,
-                   const size_t *__restrict__ offsets, size_t seg_len,
-                   size_t nseg, unsigned S, unsigned K, char *scratch,
-                   Out out)
+    group_kernel(const In *__restrict__ x, size_t n,
+                 const size_t *__restrict__ offsets, size_t seg_len,
+                 size_t nseg, unsigned K, unsigned check, char *scratch,
+                 duo_cuda_offsets_report *report, Out out)
 {
     typedef typename Op::acc Acc;
     constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
     __shared__ Acc slots[FINAL];
-    const bool checked = offsets != NULL;
-    if (!checked)
-        duo_cuda_wait_previous_(); /* launched early: see kernel_cuda.h */
-    if (S == 1) {
-        const unsigned warp = threadIdx.x / DUO_REDUCE_WARP;
-        const bool lane0 = threadIdx.x % DUO_REDUCE_WARP == 0;
-        __shared__ Acc part[WARPS][SHORT_CHUNKS]; /* [segment][chunk] */
-        for (size_t s0 = (size_t)blockIdx.x * K; s0 < nseg;
-             s0 += (size_t)gridDim.x * K) {
-            const unsigned count =
-                nseg - s0 < K ? (unsigned)(nseg - s0) : K;
-            /* The group's short segments' chunks, numbered in segment
-             * order: segment w's are first[w] .. first[w + 1] - 1. */
-            unsigned first[WARPS + 1];
-            first[0] = 0;
+    __shared__ Acc part[WARPS][SHORT_CHUNKS]; /* [segment][chunk] */
+    const bool good = start_segments(check, offsets, nseg, n, report);
+    const bool checked = check == CHECKED_BEFORE;
+    const unsigned warp = threadIdx.x / DUO_REDUCE_WARP;
+    const bool lane0 = threadIdx.x % DUO_REDUCE_WARP == 0;
+    for (size_t s0 = (size_t)blockIdx.x * K; s0 < nseg;
+         s0 += (size_t)gridDim.x * K) {
+        const unsigned count = nseg - s0 < K ? (unsigned)(nseg - s0) : K;
+        /* The group's short segments' chunks, numbered in segment
+         * order: segment w's are first[w] .. first[w + 1] - 1. */
+        unsigned first[WARPS + 1];
+        first[0] = 0;
 #pragma unroll
-            for (unsigned w = 0; w < WARPS; ++w)
-                first[w + 1] =
-                    first[w] +
-                    (w < count
-                         ? short_chunks(
-                               segment_at(x, n, offsets, seg_len, s0 + w))
-                         : 0);
-            for (unsigned p = warp; p < first[count]; p += WARPS) {
-                unsigned w = 0;
-                while (p >= first[w + 1])
-                    ++w;
-                const Acc v = warp_chunk<Op, In>(
-                    segment_at(x, n, offsets, seg_len, s0 + w), p - first[w]);
+        for (unsigned w = 0; w < WARPS; ++w)
+            first[w + 1] =
+                first[w] +
+                (w < count ? short_chunks(
+                                 segment_at(x, n, offsets, seg_len, s0 + w))
+                           : 0);
+        for (unsigned p = warp; p < first[count]; p += WARPS) {
+            unsigned w = 0;
+            while (p >= first[w + 1])
+                ++w;
+            const Acc v = warp_chunk<Op, In>(
+                segment_at(x, n, offsets, seg_len, s0 + w), p - first[w]);
+            if (lane0)
+                part[w][p - first[w]] = v;
+        }
+        __syncthreads();
+        if (warp < count) {
+            const Segment<In> g =
+                segment_at(x, n, offsets, seg_len, s0 + warp);
+            if (g.n <= (size_t)SHORT_CHUNKS * LANES) {
+                /* Step 5 with one partial per thread: the fold of the
+                 * final fold's first warp (the others hold only the
+                 * identity). */
+                const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+                Acc v = lane < first[warp + 1] - first[warp]
+                            ? part[warp][lane]
+                            : Op::identity();
+                for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+                    v = Op::apply(v, shfl_down(v, h));
                 if (lane0)
-                    part[w][p - first[w]] = v;
-            }
-            __syncthreads();
-            if (warp < count) {
-                const Segment<In> g =
-                    segment_at(x, n, offsets, seg_len, s0 + warp);
-                if (g.n <= (size_t)SHORT_CHUNKS * LANES) {
-                    /* Step 5 with one partial per thread: the fold of
-                     * the final fold's first warp (the others hold only
-                     * the identity). */
-                    const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
-                    Acc v = lane < first[warp + 1] - first[warp]
-                                ? part[warp][lane]
-                                : Op::identity();
-                    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-                        v = Op::apply(v, shfl_down(v, h));
-                    if (lane0)
-                        write_result(out, s0 + warp, v, checked, scratch);
-                }
-            }
-            __syncthreads(); /* part[] is the next group's */
-            for (size_t s = s0; s < s0 + count; ++s) {
-                const Segment<In> g = segment_at(x, n, offsets, seg_len, s);
-                if (g.n <= (size_t)SHORT_CHUNKS * LANES)
-                    continue;
-                const size_t steps = duo_reduce_steps(g.n, LANES);
-                const size_t chunks =
-                    (g.n + steps * LANES - 1) / (steps * LANES);
-                const unsigned used =
-                    chunks < FINAL ? (unsigned)chunks : (unsigned)FINAL;
-                share_chunks<Op, In>(g, 0, 1, slots, chunks,
-                                     (unsigned)steps, used);
-                const Acc v = final_fold_with<Op>(slots, used, LoadPlain());
-                if (threadIdx.x == 0)
-                    write_result(out, s, v, checked, scratch);
+                    write_result(out, s0 + warp, v, good, checked, scratch);
             }
         }
-        return;
+        __syncthreads(); /* part[] is the next group's */
+        for (size_t s = s0; s < s0 + count; ++s) {
+            const Segment<In> g = segment_at(x, n, offsets, seg_len, s);
+            if (g.n <= (size_t)SHORT_CHUNKS * LANES)
+                continue;
+            const size_t steps = duo_reduce_steps(g.n, LANES);
+            const size_t chunks = (g.n + steps * LANES - 1) / (steps * LANES);
+            const unsigned used =
+                chunks < FINAL ? (unsigned)chunks : (unsigned)FINAL;
+            share_chunks<Op, In, false>(g, 0, 1, slots, chunks,
+                                        (unsigned)steps, used);
+            const Acc v = final_fold_with<Op>(slots, used, LoadPlain());
+            if (threadIdx.x == 0)
+                write_result(out, s, v, good, checked, scratch);
+        }
     }
+}
+
+/* S > 1 blocks per segment (few segments, so that long ones still
+ * spread over the GPU): block b is block j = b % S of segments b / S,
+ * b / S + G, ... (G = gridDim.x / S); each block folds its slots and
+ * leaves them in the stream's scratch, and the last of a segment's S
+ * blocks folds them all. */
+template <class Op, class In, class Out>
+__global__ void __launch_bounds__(THREADS)
+    split_kernel(const In *__restrict__ x, size_t n,
+                 const size_t *__restrict__ offsets, size_t seg_len,
+                 size_t nseg, unsigned S, unsigned check, char *scratch,
+                 duo_cuda_offsets_report *report, Out out)
+{
+    typedef typename Op::acc Acc;
+    constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
+    __shared__ Acc slots[FINAL];
+    const bool good = start_segments(check, offsets, nseg, n, report);
+    const bool checked = check == CHECKED_BEFORE;
     const unsigned j = blockIdx.x % S;
     const size_t G = gridDim.x / S;
     for (size_t s = blockIdx.x / S; s < nseg; s += G) {
@@ -432,7 +574,8 @@ __global__ void __launch_bounds__(THREADS)
         const size_t chunks = (g.n + steps * LANES - 1) / (steps * LANES);
         const unsigned used =
             chunks < FINAL ? (unsigned)chunks : (unsigned)FINAL;
-        share_chunks<Op, In>(g, j, S, slots, chunks, (unsigned)steps, used);
+        share_chunks<Op, In, true>(g, j, S, slots, chunks, (unsigned)steps,
+                                   used);
         /* Segment s's slots in the scratch (cuda_check.h). */
         Acc *shared_slots =
             (Acc *)(scratch + DUO_CUDA_SCRATCH_SLOTS) + s * FINAL;
@@ -451,7 +594,7 @@ __global__ void __launch_bounds__(THREADS)
         const Acc v = final_fold<Op>(shared_slots, used);
         if (threadIdx.x == 0) {
             *counter = 0;
-            write_result(out, s, v, checked, scratch);
+            write_result(out, s, v, good, checked, scratch);
         }
     }
 }
@@ -484,26 +627,38 @@ duo_status queue_segments(const char *where, const void *x, size_t n,
 {
     const cudaStream_t stream = duo_cuda_stream(handle);
     char *scratch = (char *)duo_cuda_reduce_scratch(handle);
-    if (offsets != NULL) {
+    const unsigned check = offsets == NULL          ? NO_OFFSETS
+                           : nseg <= SELF_CHECK_MAX ? CHECKED_HERE
+                                                    : CHECKED_BEFORE;
+    if (check == CHECKED_BEFORE) {
         const size_t blocks = (nseg + 1 + THREADS - 1) / THREADS;
-        duo_cuda_launch_(check_kernel, blocks < 1024 ? (unsigned)blocks : 1024u,
-                         THREADS, 0, stream, offsets, nseg, n, scratch,
+        duo_cuda_launch_(check_kernel,
+                         blocks < 1024 ? (unsigned)blocks : 1024u, THREADS, 0,
+                         stream, offsets, nseg, n, scratch,
                          duo_cuda_offsets_report_slot());
         DUO_CUDA_TRY(cudaGetLastError(), where);
     }
+    duo_cuda_offsets_report *report = duo_cuda_offsets_report_slot();
     const unsigned S = blocks_per_segment<In>(n, nseg);
-    /* S = 1: segments per group, so that a group has about one chunk of
-     * an average segment per warp. */
+    if (S > 1) {
+        duo_cuda_launch_(split_kernel<Op, In, Out>, (unsigned)(S * nseg),
+                         THREADS, 0, stream, (const In *)x, n, offsets,
+                         seg_len, nseg, S, check, scratch, report, out);
+        DUO_CUDA_TRY(cudaGetLastError(), where);
+        return DUO_SUCCESS;
+    }
+    /* Segments per group, so that a group has about one chunk of an
+     * average segment per warp. */
     const size_t lanes = DUO_REDUCE_LANES(sizeof(In));
     const size_t avg_chunks = (n / nseg + lanes - 1) / lanes;
-    unsigned K = S == 1 ? WARPS : 1;
+    unsigned K = WARPS;
     while (K > 1 && K * avg_chunks > (size_t)WARPS)
         K /= 2;
     const size_t groups = (nseg + K - 1) / K;
     const size_t G = groups < MAX_GRID ? groups : MAX_GRID;
-    duo_cuda_launch_(segment_kernel<Op, In, Out>, (unsigned)(S * G), THREADS,
-                     0, stream, (const In *)x, n, offsets, seg_len, nseg, S,
-                     K, scratch, out);
+    duo_cuda_launch_(group_kernel<Op, In, Out>, (unsigned)G, THREADS, 0,
+                     stream, (const In *)x, n, offsets, seg_len, nseg, K,
+                     check, scratch, report, out);
     DUO_CUDA_TRY(cudaGetLastError(), where);
     return DUO_SUCCESS;
 }

@@ -9,8 +9,9 @@
  *  - Segments: empty, 1 element, primes, chunk boundaries +-1 for 4- and
  *    8-byte elements, starts that are and are not 16-byte aligned, long
  *    segments of several steps, few segments (whose blocks share a
- *    segment on the GPU) and many (more than blocks in a grid), offsets
- *    and equal segments.  Empty segments give the identity and index
+ *    segment on the GPU), a long one among short ones (one block each
+ *    on the GPU) and many (more than blocks in a grid), offsets and
+ *    equal segments.  Empty segments give the identity and index
  *    SIZE_MAX.  Data over a wide range of magnitudes, with ties.
  *  - Outputs are poisoned before each call, with a guard zone after them
  *    that must stay poisoned; calls go to the default stream and to a
@@ -18,7 +19,9 @@
  *  - OpenMP: the same calls with 1, 2 and 3 threads.
  *  - Bad arguments: an error naming the argument and nothing written;
  *    bad offsets fail the call (CPU) or the next wait (GPU), nothing
- *    written, and the error is reported once.
+ *    written, and the error is reported once; on the GPU, both ways of
+ *    checking them (in the reduction's blocks, up to 2047 segments, and
+ *    in a kernel of their own) and the blocks that share a segment.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -357,7 +360,14 @@ static void run_layouts(arrays *a, duo_stream stream)
     static const size_t few[] = {((size_t)1 << 21) + 5, 0, (size_t)1 << 20,
                                  ((size_t)1 << 20) + 1025};
     static const size_t one[] = {((size_t)1 << 22) + 3};
-    layout layouts[8];
+    /* More than 32 segments (one block per group on the GPU), one of
+     * them long enough for chunks of several steps, its last chunk
+     * partial. */
+    size_t long_among_short[40];
+    for (size_t s = 0; s < 40; ++s)
+        long_among_short[s] = (size_t)test_rng_range(&rng, 0, 3000);
+    long_among_short[17] = ((size_t)1 << 21) + 517;
+    layout layouts[10];
     size_t count = 0;
     layouts[count++] = make_layout("mixed lengths, aligned start", mixed,
                                    sizeof mixed / sizeof mixed[0], 0);
@@ -366,6 +376,10 @@ static void run_layouts(arrays *a, duo_stream stream)
     layouts[count++] =
         make_layout("few long segments", few, sizeof few / sizeof few[0], 1);
     layouts[count++] = make_layout("one segment of 2^22 + 3", one, 1, 0);
+    layouts[count++] =
+        make_layout("40 segments, one of 2^21 + 517", long_among_short, 40, 0);
+    layouts[count++] = make_layout("40 segments, one of 2^21 + 517, start 3",
+                                   long_among_short, 40, 3);
     /* Many short segments of random lengths 0 .. 300. */
     {
         const size_t nseg = 3001;
@@ -545,6 +559,33 @@ static void check_bad_offsets(arrays *a, const size_t *offsets, size_t nseg,
     check_untouched(a, nseg);
 }
 
+/* Bad offsets over many segments, or few long ones: nseg segments of
+ * one element each (offsets[s] = s, n = nseg), then one entry made bad,
+ * twice: offsets[nseg - 1] past the next (decreasing), then offsets[nseg]
+ * past n.  With long = 1, segments of len elements instead.  The GPU
+ * checks up to 2047 segments in the reduction's own blocks and more in a
+ * kernel of its own; 2047 and 2048 fall on either side, and 4 long
+ * segments take several blocks each. */
+static void check_bad_offsets_at(arrays *a, size_t nseg, size_t len,
+                                 duo_stream stream)
+{
+    size_t *offsets = (size_t *)test_xmalloc((nseg + 1) * sizeof(size_t));
+    const size_t n = nseg * len;
+    char needle[96];
+    for (size_t s = 0; s <= nseg; ++s)
+        offsets[s] = s * len;
+    offsets[nseg - 1] = n + 5;
+    snprintf(needle, sizeof needle, "offsets[%zu] = %zu > offsets[%zu] = %zu",
+             nseg - 1, n + 5, nseg, n);
+    check_bad_offsets(a, offsets, nseg, n, 0, needle, stream);
+    offsets[nseg - 1] = (nseg - 1) * len;
+    offsets[nseg] = n + 1;
+    snprintf(needle, sizeof needle, "offsets[%zu] = %zu > n = %zu", nseg,
+             n + 1, n);
+    check_bad_offsets(a, offsets, nseg, n, 1, needle, NULL);
+    free(offsets);
+}
+
 static void test_errors(arrays *a, duo_stream stream)
 {
     const size_t nseg = 6;
@@ -626,6 +667,9 @@ static void test_errors(arrays *a, duo_stream stream)
                       stream);
     check_bad_offsets(a, first_past, nseg, n, 1,
                       "offsets[6] = 307 > n = 300", NULL);
+    check_bad_offsets_at(a, 2047, 1, stream);
+    check_bad_offsets_at(a, 2048, 1, stream);
+    check_bad_offsets_at(a, 4, (size_t)1 << 20, stream);
 
     /* A good call right after a bad one writes its results.  The good
      * offsets follow the bad call on its stream: a duo_memcpy would be a
