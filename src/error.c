@@ -10,7 +10,7 @@
 
 #include "error.h"
 
-static _Thread_local char last_error[1024];
+static _Thread_local char last_error[DUO_ERROR_TEXT_MAX];
 /* The caller's line of the API call in progress (duo/call_site.h). */
 static _Thread_local const char *site_file;
 static _Thread_local int site_line;
@@ -37,6 +37,16 @@ const char *duo_status_string(duo_status status)
 const char *duo_last_error(void) { return last_error; }
 
 void duo_error_clear(void) { last_error[0] = '\0'; }
+
+void duo_error_save(duo_error_saved *saved)
+{
+    memcpy(saved->text, last_error, sizeof last_error);
+}
+
+void duo_error_restore(const duo_error_saved *saved)
+{
+    memcpy(last_error, saved->text, sizeof last_error);
+}
 
 void duo_error_watch_start(void)
 {

@@ -32,6 +32,17 @@ const char *duo_call_site(int *line);
  * of a CUDA build that then runs on the host path). */
 void duo_error_clear(void);
 
+/* The last error, kept across a failure that duo handles itself in the
+ * middle of the program's work (pinned memory refused, so pageable
+ * memory serves), so that it does not replace or erase an error the
+ * program has yet to read. */
+enum { DUO_ERROR_TEXT_MAX = 1024 };
+typedef struct duo_error_saved {
+    char text[DUO_ERROR_TEXT_MAX];
+} duo_error_saved;
+void duo_error_save(duo_error_saved *saved);
+void duo_error_restore(const duo_error_saved *saved);
+
 /* A watch over every failure duo_fail_at records: a graph capture starts
  * one when it opens and fails if any call inside it failed, even one
  * whose status the body ignored.  stop returns the first failure since

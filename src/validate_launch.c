@@ -102,11 +102,14 @@ static int reserve(unsigned char **buf, size_t *cap, int *pinned,
     release_buffer(buf, cap, pinned);
     const size_t size = bytes > 0 ? bytes : 1;
     void *p = NULL;
+    duo_error_saved program_error;
+    duo_error_save(&program_error);
     if (duo_vd_gpu() && duo_be_malloc_host(&p, size) == DUO_SUCCESS) {
         *pinned = 1;
     } else {
-        if (duo_vd_gpu())
-            duo_error_clear(); /* pinning failed: pageable will do */
+        /* Pinning failed, and pageable memory will do: the program's
+         * last error is still the one it last saw. */
+        duo_error_restore(&program_error);
         p = malloc(size);
         if (p == NULL)
             return 0;
