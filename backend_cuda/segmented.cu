@@ -128,8 +128,10 @@ __global__ void __launch_bounds__(THREADS)
 /* CHECKED_HERE: whether offsets[i] <= offsets[i + 1] for every i < nseg
  * and offsets[nseg] <= n (nseg <= SELF_CHECK_MAX), in every thread of
  * the block; block 0 reports the first bad i.  Thread t takes entries
- * t * PER .. t * PER + PER - 1, with its PER + 1 loads in flight
- * together. */
+ * t, t + THREADS, ..., so that each warp's loads are of consecutive
+ * words (a thread taking PER consecutive entries made each load touch
+ * 32 sectors for 8 words, and every block of a call repeats the check),
+ * all 2 PER of them in flight together. */
 __device__ bool offsets_good_here(const size_t *__restrict__ offsets,
                                   size_t nseg, size_t n,
                                   duo_cuda_offsets_report *report)
@@ -137,16 +139,20 @@ __device__ bool offsets_good_here(const size_t *__restrict__ offsets,
     __shared__ unsigned long long block_bad;
     if (threadIdx.x == 0)
         block_bad = 0;
-    const size_t i0 = (size_t)threadIdx.x * SELF_CHECK_PER;
-    size_t v[SELF_CHECK_PER + 1]; /* entry i0 + k, or n past nseg */
+    size_t at[SELF_CHECK_PER], next[SELF_CHECK_PER]; /* entries i, i + 1 */
 #pragma unroll
-    for (unsigned k = 0; k <= SELF_CHECK_PER; ++k)
-        v[k] = i0 + k <= nseg ? offsets[i0 + k] : n;
+    for (unsigned k = 0; k < SELF_CHECK_PER; ++k) {
+        const size_t i = threadIdx.x + (size_t)k * THREADS;
+        at[k] = i <= nseg ? offsets[i] : 0;
+        next[k] = i < nseg ? offsets[i + 1] : n;
+    }
     unsigned long long bad = 0;
 #pragma unroll
-    for (int k = SELF_CHECK_PER - 1; k >= 0; --k) /* the lowest bad i */
-        if (i0 + k <= nseg && v[k] > v[k + 1])
-            bad = ~(unsigned long long)(i0 + k);
+    for (int k = SELF_CHECK_PER - 1; k >= 0; --k) { /* the lowest bad i */
+        const size_t i = threadIdx.x + (size_t)k * THREADS;
+        if (i <= nseg && at[k] > next[k])
+            bad = ~(unsigned long long)i;
+    }
     __syncthreads();
     if (bad != 0)
         atomicMax(&block_bad, bad);
