@@ -266,7 +266,11 @@ DUO_DEVICE double duo_m_expm1_fast_(double z)
 
 /* expm1f's fast path: 1 and the correctly rounded *out, 0 when the
  * rounding test fails, -1 where the careful path decides outright (NaN,
- * |x| < 2^-126, x < -17.5 or x > 88.5).  y = duo_m_expm1_fast_(x) is
+ * |x| < 2^-126 or x > 88.5).  For x < -17.5 (-inf included) the result
+ * is -1: e^x < 2^-25, half the float spacing just above -1, so -1 + e^x
+ * rounds to -1 (the careful path's answer too); deciding it here keeps
+ * those lanes of a warp from taking the careful path's branches while
+ * the others run this one.  Otherwise y = duo_m_expm1_fast_(x) is
  * within 7.2 units of its last place; the test allows 64
  * (duo_m_round_ok_, math_core.h).  |y| is a normal float's value:
  * |e^x - 1| >= (1 - 1/e) min(|x|, 1), and for |x| < 2^-125 (k = 0, y =
@@ -275,7 +279,11 @@ DUO_DEVICE double duo_m_expm1_fast_(double z)
 DUO_DEVICE int duo_m_expm1f_fast_(float x, float *out)
 {
     uint32_t ax = duo_bits_from_f32_(x) & 0x7fffffffu;
-    if (ax < 0x00800000u || !(x >= -17.5f && x <= 88.5f))
+    if (x < -17.5f) {
+        *out = -1.0f;
+        return 1;
+    }
+    if (ax < 0x00800000u || !(x <= 88.5f))
         return -1;
     double y = duo_m_expm1_fast_((double)x);
     if (!duo_m_round_ok_(y, 64))
