@@ -201,9 +201,11 @@ DUO_DEVICE float duo_m_dd_to_float_(double hi, double lo)
  * to the float that y rounds to: returns 1, and (float)y is correctly
  * rounded.  Returns 0 otherwise (the caller takes its careful path):
  * 2 err + 1 of the 2^29 patterns, so rarely. */
-DUO_DEVICE int duo_m_round_ok_(double y, uint64_t err)
+DUO_DEVICE int duo_m_round_ok_(double y, uint32_t err)
 {
-    uint64_t b = duo_bits_from_f64_(y);
+    /* Only y's low 29 bits matter, so 32-bit sums do: on the GPU one
+     * compare instead of a 64-bit pair. */
+    uint32_t b = (uint32_t)duo_bits_from_f64_(y);
     return ((b + err - 0x10000000u) & 0x1fffffffu) > 2 * err;
 }
 

@@ -277,7 +277,7 @@ DUO_DEVICE int duo_m_log1pf_fast_(float x, float *out)
     if (ax < 0x00800000u || !(x > -1.0f && ax < 0x7f800000u))
         return -1;
     double xd = (double)x, y;
-    uint64_t err;
+    uint32_t err;
     if (ax < 0x3c800000u) { /* 2^-6 */
         double q = duo_m_fma_(xd, -1.0 / 8, 1.0 / 7);
         q = duo_m_fma_(q, xd, -1.0 / 6);
