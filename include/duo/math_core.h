@@ -163,6 +163,28 @@ DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
     return p;
 }
 
+/* n / d correctly rounded, for the float functions' careful paths, whose
+ * operands lie far inside double's range: d, 1/d and n/d normal doubles
+ * (or n = 0; the sign of a zero quotient may differ from n / d's).  On
+ * the GPU without the divide instruction, whose subroutine for operands
+ * out of range holds registers: with y = RN(1/d), q0 = RN(n y) is within
+ * 1.5 units of n/d, one correction RN(q0 + y RN(n - d q0)) brings it
+ * within a unit (faithful), and by Markstein's theorem (y correctly
+ * rounded, q faithful, so n - d q is exact in one fma) RN(q + y (n - d
+ * q)) is RN(n/d).  math-gpu-sweep compares the GPU with the host, which
+ * divides, on every float argument of the functions that use it. */
+DUO_DEVICE double duo_m_div_rn_(double n, double d)
+{
+#ifdef __CUDA_ARCH__
+    double y = __drcp_rn(d);
+    double q = duo_m_mul_(n, y);
+    q = duo_m_fma_(duo_m_fma_(-d, q, n), y, q);
+    return duo_m_fma_(duo_m_fma_(-d, q, n), y, q);
+#else
+    return n / d;
+#endif
+}
+
 /* (nh + nl) / (dh + dl) = q + *ql: the quotient of the high parts and
  * the remainder's share (the remainder nh - q dh is exact with fma). */
 DUO_DEVICE double duo_m_dd_div_(double nh, double nl, double dh, double dl,
@@ -170,6 +192,17 @@ DUO_DEVICE double duo_m_dd_div_(double nh, double nl, double dh, double dl,
 {
     double q = nh / dh;
     *ql = (duo_m_fma_(-q, dh, nh) + nl - duo_m_mul_(q, dl)) / (dh + dl);
+    return q;
+}
+
+/* duo_m_dd_div_ for the float functions' careful paths (operands as
+ * duo_m_div_rn_ wants them): the same bits, fewer registers on the GPU. */
+DUO_DEVICE double duo_m_dd_div_f_(double nh, double nl, double dh,
+                                  double dl, double *ql)
+{
+    double q = duo_m_div_rn_(nh, dh);
+    *ql = duo_m_div_rn_(duo_m_fma_(-q, dh, nh) + nl - duo_m_mul_(q, dl),
+                        dh + dl);
     return q;
 }
 

@@ -43,10 +43,17 @@ DUO_DEVICE void duo_m_exp_halves_(double ax, double *ah, double *al,
     duo_m_exp_dd_(ax, &h, &l);
     *ah = duo_m_mul_(h, 0.5);
     *al = duo_m_mul_(l, 0.5);
-    /* 1/4 / (ah + al), with the remainder of the division. */
+    /* 1/4 / (ah + al), with the remainder of the division.  0.5 <= ah <
+     * 2^129: 1/ah is a normal double, and 0.25 / ah = 0.25 RN(1/ah)
+     * exactly; on the GPU so, without the divide instruction's registers
+     * (duo_m_div_rn_). */
+#ifdef __CUDA_ARCH__
+    double q = duo_m_mul_(__drcp_rn(*ah), 0.25);
+#else
     double q = 0.25 / *ah;
+#endif
     *bh = q;
-    *bl = (duo_m_fma_(-q, *ah, 0.25) - duo_m_mul_(q, *al)) / *ah;
+    *bl = duo_m_div_rn_(duo_m_fma_(-q, *ah, 0.25) - duo_m_mul_(q, *al), *ah);
 }
 
 DUO_DEVICE float duo_m_sinhf_cr_(float x)
@@ -108,7 +115,7 @@ DUO_DEVICE float duo_m_tanhf_cr_(float x)
     double dh = duo_m_two_sum_(mh, 2.0, &e);
     double dl = e + ml;
     double ql;
-    double q = duo_m_dd_div_(mh, ml, dh, dl, &ql);
+    double q = duo_m_dd_div_f_(mh, ml, dh, dl, &ql);
     return sign * duo_m_dd_to_float_(q, ql);
 }
 

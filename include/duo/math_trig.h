@@ -267,7 +267,7 @@ DUO_DEVICE float duo_m_tanf_cr_(float x)
     duo_m_sincos_eval_(k, rh, sl, cm, 1, &sh, &slo);
     duo_m_sincos_eval_(k, rh, sl, cm, 0, &ch, &clo);
     double ql;
-    double q = duo_m_dd_div_(sh, slo, ch, clo, &ql);
+    double q = duo_m_dd_div_f_(sh, slo, ch, clo, &ql);
     float y = duo_m_dd_to_float_(q, ql);
     return duo_bits_from_f32_(x) >> 31 ? -y : y;
 }
