@@ -166,8 +166,10 @@ DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
 /* n / d correctly rounded, for the float functions' careful paths, whose
  * operands lie far inside double's range: d, 1/d and n/d normal doubles
  * (or n = 0; the sign of a zero quotient may differ from n / d's).  On
- * the GPU without the divide instruction, whose subroutine for operands
- * out of range holds registers: with y = RN(1/d), q0 = RN(n y) is within
+ * the GPU without CUDA's division, whose subroutine for operands out of
+ * range holds registers that the whole kernel then pays for (ptxas: 25
+ * for a kernel that divides two doubles, 12 for one that multiplies
+ * them): with y = RN(1/d), q0 = RN(n y) is within
  * 1.5 units of n/d, one correction RN(q0 + y RN(n - d q0)) brings it
  * within a unit (faithful), and by Markstein's theorem (y correctly
  * rounded, q faithful, so n - d q is exact in one fma) RN(q + y (n - d

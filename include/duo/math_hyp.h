@@ -45,8 +45,8 @@ DUO_DEVICE void duo_m_exp_halves_(double ax, double *ah, double *al,
     *al = duo_m_mul_(l, 0.5);
     /* 1/4 / (ah + al), with the remainder of the division.  0.5 <= ah <
      * 2^129: 1/ah is a normal double, and 0.25 / ah = 0.25 RN(1/ah)
-     * exactly; on the GPU so, without the divide instruction's registers
-     * (duo_m_div_rn_). */
+     * exactly, which the GPU computes so, without CUDA's division and its
+     * registers (duo_m_div_rn_, math_core.h). */
 #ifdef __CUDA_ARCH__
     double q = duo_m_mul_(__drcp_rn(*ah), 0.25);
 #else
