@@ -169,12 +169,12 @@ DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
  * the GPU without CUDA's division, whose subroutine for operands out of
  * range holds registers that the whole kernel then pays for (ptxas: 25
  * for a kernel that divides two doubles, 12 for one that multiplies
- * them): with y = RN(1/d), q0 = RN(n y) is within
- * 1.5 units of n/d, one correction RN(q0 + y RN(n - d q0)) brings it
- * within a unit (faithful), and by Markstein's theorem (y correctly
- * rounded, q faithful, so n - d q is exact in one fma) RN(q + y (n - d
- * q)) is RN(n/d).  math-gpu-sweep compares the GPU with the host, which
- * divides, on every float argument of the functions that use it. */
+ * them): with y = RN(1/d), q0 = RN(n y) is within 1.5 units of n/d, one
+ * correction RN(q0 + y RN(n - d q0)) brings it within a unit (faithful),
+ * and by Markstein's theorem (y correctly rounded, q faithful, so n - d
+ * q is exact in one fma) RN(q + y (n - d q)) is RN(n/d).  math-gpu-sweep
+ * compares the GPU with the host, which divides, on every float argument
+ * of the functions that use it. */
 DUO_DEVICE double duo_m_div_rn_(double n, double d)
 {
 #ifdef __CUDA_ARCH__

@@ -149,7 +149,7 @@ DUO_DEVICE double duo_erf(double x)
         const double c = (double)k * 0x1p-5;
         const double h = ax - c; /* exact, |h| <= 1/64 */
         const double *t = DUO_MATH_T(duo_m_erf_32_) + 4 * k;
-        enum { TERMS = 9 };
+        enum { TERMS = 9 }; /* duo_m_recip_ holds 1/n up to TERMS + 1 */
         /* 1/(n + 1) as rounded products, not 17 divisions: each term of
          * the tail gains at most two units of its last place, and the
          * tail is below 2^-10 of the result. */

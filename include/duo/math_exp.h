@@ -343,7 +343,7 @@ DUO_DEVICE double duo_exp(double x)
 }
 
 /* ------------------------------------------------------------------ */
-/* Doubles: exp2, expm1 and the pieces sinh, cosh and tanh share       */
+/* Doubles: exp2, expm1 and the pairs sinh, cosh and tanh share        */
 
 /* 2^E (*h + *l) = 2^(k/64) e^(r + rl) for |r + rl| <= log(2)/128 (and a
  * hair), as a pair with relative error below 2^-64: e^r - 1 = r + s with

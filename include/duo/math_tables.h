@@ -473,12 +473,11 @@ DUO_MATH_TABLE(double, duo_m_sin_64_,
     -0x1.2c8106e8e613ap-3, -0x1.13000a89a11e0p-58,
     -0x1.917a6bc29b42cp-4, 0x1.e2718d26ed688p-60,
     -0x1.91f65f10dd814p-5, 0x1.912bd0d569a90p-61)
-/* 1/n rounded to double, n = 0..13 (entry 0 unused): products by them
- * stand in for divisions by small integers where a term's own rounding
- * is far below the result's (erf's series tail). */
+/* 1/n rounded to double, n = 0..10 (entry 0 unused; erf's series reads
+ * up to 1/(TERMS + 1)): products by them stand in for divisions by small
+ * integers where a term's own rounding is far below the result's. */
 DUO_MATH_TABLE(double, duo_m_recip_, 0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4,
-    1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8, 1.0 / 9, 1.0 / 10, 1.0 / 11,
-    1.0 / 12, 1.0 / 13)
+    1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8, 1.0 / 9, 1.0 / 10)
 /* erf: at c = k/32, k = 0..190: erf(c) and its derivative
  * 2/sqrt(pi) exp(-c^2), each as hi, lo */
 DUO_MATH_TABLE(double, duo_m_erf_32_,
