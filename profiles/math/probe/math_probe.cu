@@ -42,12 +42,12 @@
 #define LOOP32(i, n) for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)(n); i += gridDim.x * blockDim.x)
 #define KERN(name, de, ye, sc, of) \
  __global__ void e_##name(size_t n, const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out) \
- { LOOP32(i, n) { float a = x[i], b = y[i]; (void)b; out[i] = de; } } \
+ { LOOP32(i, n) { float a = x[i]; [[maybe_unused]] float b = y[i]; out[i] = de; } } \
  __global__ void d_##name(size_t n, const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out) \
- { LOOP64(i, n) { float a = x[i], b = y[i]; (void)b; out[i] = de; } } \
+ { LOOP64(i, n) { float a = x[i]; [[maybe_unused]] float b = y[i]; out[i] = de; } } \
  __global__ void c_##name(size_t n, const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out) \
- { LOOP64(i, n) { float a = x[i], b = y[i]; (void)b; out[i] = ye; } } \
- static float de_host_##name(float a, float b) { (void)b; return de; }
+ { LOOP64(i, n) { float a = x[i]; [[maybe_unused]] float b = y[i]; out[i] = ye; } } \
+ static float de_host_##name(float a, [[maybe_unused]] float b) { return de; }
 FUNCS(KERN)
 
 static float time_it(void (*k)(size_t, const float *, const float *, float *), size_t n, const float *x, const float *y, float *o)
