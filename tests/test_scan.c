@@ -363,17 +363,20 @@ int main(void)
     test_init_or_skip();
     test_errors();
     test_order_matters();
-    const size_t sizes[] = {0, 1, 2, 15, 16, 17, 255, 256, 257, 4095, 4096,
-                            4097, 8192, 65537, 300007};
+    /* Around the tiles too: 2^8 runs (4096 elements) on the CPU and for
+     * double on the GPU, 2^9 (8192) for float on the GPU. */
+    const size_t sizes[] = {0,    1,    2,    15,   16,    17,    255,
+                            256,  257,  4095, 4096, 4097,  8191,  8192,
+                            8193, 16385, 65537, 300007};
     for (int t = DUO_F32; t <= DUO_U64; ++t)
         for (int op = DUO_SUM; op <= DUO_MAX; ++op)
             for (int inc = 0; inc < 2; ++inc)
                 for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s)
                     run_case((duo_dtype)t, (duo_reduce_op)op, inc, sizes[s],
                              (int)(s + (size_t)op) % 3 == 1, 0);
-    /* Floating-point sums over many tiles of the backends (2^8 runs):
-     * carries from block sums on six levels above the tiles, and on
-     * ten. */
+    /* Floating-point sums over many tiles: 128 to 1024 of them, so that
+     * carries take block sums of levels 5 and up above the tiles, which
+     * the GPU publishes from the tiles that complete them. */
     run_case(DUO_F32, DUO_SUM, 1, 1048583, 0, 0);
     run_case(DUO_F32, DUO_SUM, 0, 4194319, 0, 0);
     run_case(DUO_F64, DUO_SUM, 0, 1048583, 1, 0);
