@@ -23,12 +23,14 @@
  * more is published by the tile completing it, whose index ends in that
  * many one bits: its sum is its left siblings' (levels 0-4 from the
  * group, 5 and up from older tiles' slots) added before the tile's own.
- * So a tile waits only for tiles before it, which are already running,
- * and mostly for their own sums, which no wait delays; the whole scan
- * reads the input once and writes it once.  Only even block indices of
- * level 5 and up are read (a block of the carries and a left sibling
- * both end where an odd index starts).  The temporary block (the tile
- * counter and the slots) comes from duo_cuda_prim_alloc.
+ * The newest of those blocks a tile needs, the one ending where its group
+ * starts, the tile forms itself the same way from the previous group's
+ * own sums.  So a tile waits only for tiles before it, which are
+ * already running, and mostly for their own sums, which no wait delays;
+ * the whole scan reads the input once and writes it once.  Only even
+ * block indices of level 5 and up are read (a block of the carries and
+ * a left sibling both end where an odd index starts).  The temporary
+ * block (the tile counter and the slots) comes from duo_cuda_prim_alloc.
  */
 #include <math.h>
 #include <stdint.h>
@@ -54,10 +56,10 @@ static_assert(RUN == 16, "Staged's rotation spreads runs of 16 over the banks");
 
 /* A tile of T: kPerThread runs per thread, thread i taking runs i,
  * i + kThreads, ...  A float tile is 2^9 runs (32 KB), a double tile 2^8
- * (32 KB too): on an H100, tiles of 8192 floats ran 0.85-0.88x CUB at
- * 2^24-2^28 elements against 0.76-0.77x for 4096 (profiles/prims).  What
- * a tile costs is its wait for the sums of the tiles before it; a larger
- * tile waits as often for more elements. */
+ * (32 KB too).  What a tile costs is its wait for the sums of the tiles
+ * before it, and a larger tile waits as often for more elements: on an
+ * H100, tiles of 8192 floats ran 0.81x and 0.85x CUB at 2^24 and 2^28
+ * elements, against 0.76x for tiles of 4096 (profiles/prims). */
 template <class T> struct Tile {
     enum {
         kPerThread = sizeof(T) == 4 ? 2 : 1,
@@ -326,13 +328,43 @@ __global__ void __launch_bounds__(kThreads)
                 publish_slot(st, up, tile >> up, sum);
         }
 
+        /* The newest block above the group: that of the lowest digit
+         * kf >= 5 of the tile's index, which ends where the group starts.
+         * It is formed here as its completer forms it, rather than waited
+         * for from that tile's slot: the previous group's own sums give its
+         * last block of level 5 (pairs, as in the window), and the left
+         * siblings of levels 5 to kf - 1 (older tiles' slots, lane j
+         * fetching level j) are added before it, from level 5.  Waiting
+         * for the completer's slot added one more publish-and-look between
+         * a tile and the sums before it: 0.85x CUB at 2^28 floats on an
+         * H100, against 0.95x this way (profiles/prims). */
+        const size_t G = tile >> kWindowLevels;
+        const int kf = G ? kWindowLevels + __ffsll((long long)G) - 1 : -1;
+        double fresh = 0.0;
+        if (G) {
+            double p = wait_slot(st, 0, A - kWindow + r);
+#pragma unroll
+            for (int k = 1; k <= kWindowLevels; ++k) {
+                const double left =
+                    __shfl_up_sync(0xffffffffu, p, 1 << (k - 1));
+                if (((r + 1) & ((1 << k) - 1)) == 0)
+                    p = left + p;
+            }
+            fresh = __shfl_sync(0xffffffffu, p, 31);
+        }
+
         /* The tile's carry: the block of each digit k of its index (tile
          * counts stay below 2^31, host-checked), from the window below
-         * level 5 and from slots above (lane k fetching level k), added
-         * from the highest digit. */
-        const double high = r >= kWindowLevels && ((tile >> r) & 1)
-                                ? wait_slot(st, r, (tile >> r) - 1)
-                                : 0.0;
+         * level 5, the newest block at kf, and slots above (lane k
+         * fetching level k), added from the highest digit.  A lane below
+         * kf fetches its level's left sibling instead. */
+        const double high =
+            r >= kWindowLevels && r != kf && ((tile >> r) & 1)
+                ? wait_slot(st, r, (tile >> r) - 1)
+            : r >= kWindowLevels && r < kf ? wait_slot(st, r, (A >> r) - 2)
+                                           : 0.0;
+        for (int j = kWindowLevels; j < kf; ++j)
+            fresh = __shfl_sync(0xffffffffu, high, j) + fresh;
         double carry = 0.0;
         int none = 1;
 #pragma unroll
@@ -341,6 +373,7 @@ __global__ void __launch_bounds__(kThreads)
             if ((tile >> k) & 1) {
                 const double b =
                     k < kWindowLevels ? win[group_level_at(k, (me >> k) - 1)]
+                    : k == kf         ? fresh
                                       : h;
                 carry = none ? b : carry + b;
                 none = 0;
