@@ -29,8 +29,8 @@
  * already running, and mostly for their own sums, which no wait delays;
  * the whole scan reads the input once and writes it once.  Only even
  * block indices of level 5 and up are read (a block of the carries and
- * a left sibling both end where an odd index starts).  The temporary
- * block (the tile counter and the slots) comes from duo_cuda_prim_alloc.
+ * a left sibling both end where an odd index starts).  The counters and
+ * the slots are memory the stream keeps between scans (Slots).
  */
 #include <math.h>
 #include <stdint.h>
@@ -91,11 +91,20 @@ __device__ __forceinline__ int group_level_at(int k, int b)
  * tile needs one load per look, not a flag and then the value.  kEmpty
  * is a NaN that duo never publishes (a sum with those bits is published
  * as the next NaN below it), and all-ones so that one memset of 0xff
- * clears every slot. */
+ * clears every slot.
+ *
+ * The words (two counters, then the slots) are memory the stream keeps
+ * from one scan to the next (duo_cuda_prim_keep), set to kEmpty when
+ * taken.  The last tile to finish with the slots sets every word back to
+ * kEmpty, so the stream's next scan needs neither an allocation nor a
+ * memset before its kernel. */
 struct Slots {
-    unsigned long long *word;
-    unsigned long long *next_tile; /* starts at kEmpty: tiles count from 0 */
-    size_t full_tiles;
+    unsigned long long *base;      /* the words: the two counters first  */
+    size_t words;
+    unsigned long long *next_tile; /* base[0]: tiles taken, from kEmpty */
+    unsigned long long *done;      /* base[1]: tiles done, from kEmpty  */
+    unsigned long long *word;      /* the slots, from base[2]           */
+    size_t tiles, full_tiles;
 };
 
 static const unsigned long long kEmpty = ~0ull;
@@ -188,6 +197,7 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ double win[2 * kWindow];
     __shared__ size_t tile_s;
     __shared__ double carry_s;
+    __shared__ int last_s;
 
     if (threadIdx.x == 0)
         tile_s = (size_t)(atomicAdd(st.next_tile, 1ull) + 1ull);
@@ -379,10 +389,23 @@ __global__ void __launch_bounds__(kThreads)
                 none = 0;
             }
         }
-        if (r == 0)
+        /* This tile reads and publishes no more slots.  The last tile
+         * to get here, after every other's fence, clears the words. */
+        if (r == 0) {
             carry_s = carry;
+            __threadfence();
+            last_s = atomicAdd(st.done, 1ull) + 1ull == st.tiles - 1;
+            __threadfence();
+        }
     }
     __syncthreads();
+    if (last_s) {
+        ulonglong2 *pairs = reinterpret_cast<ulonglong2 *>(st.base);
+        for (size_t i = threadIdx.x; i < st.words / 2; i += kThreads)
+            pairs[i] = make_ulonglong2(kEmpty, kEmpty);
+        if (threadIdx.x == 0 && st.words % 2)
+            st.base[st.words - 1] = kEmpty;
+    }
 
 #pragma unroll
     for (int p = 0; p < L::kPerThread; ++p) {
@@ -446,8 +469,9 @@ __global__ void __launch_bounds__(kThreads)
 
 template <class T>
 static duo_status scan_sum(const T *x, T *y, size_t n, int inclusive,
-                           cudaStream_t s)
+                           duo_stream stream)
 {
+    const cudaStream_t s = duo_cuda_stream(stream);
     const char *where = "duo_scan";
     const size_t kTile = Tile<T>::kElems;
     const size_t tiles = (n + kTile - 1) / kTile;
@@ -457,27 +481,25 @@ static duo_status scan_sum(const T *x, T *y, size_t n, int inclusive,
                         "takes at most %zu elements", n,
                         (size_t)INT32_MAX * kTile);
     Slots st;
+    st.tiles = tiles;
     st.full_tiles = n / kTile;
     size_t slots = 0;
     for (size_t m = st.full_tiles; m > 0; m >>= 1)
         slots += m;
-    /* The tile counter, then the slots. */
-    const size_t bytes = (1 + slots) * sizeof(unsigned long long);
-    unsigned long long *block = NULL;
-    duo_status status = duo_cuda_prim_alloc((void **)&block, bytes, s, where);
+    st.words = 2 + slots;
+    duo_cuda_kept *area = duo_cuda_stream_scan_area(stream);
+    duo_status status =
+        duo_cuda_prim_keep(area, st.words * sizeof(unsigned long long),
+                           0xff, s, where);
     if (status != DUO_SUCCESS)
         return status;
-    st.next_tile = block;
-    st.word = block + 1;
-    cudaError_t err = cudaMemsetAsync(block, 0xff, bytes, s);
-    if (err == cudaSuccess) {
-        scan_sum_kernel<T><<<(unsigned)tiles, kThreads, 0, s>>>(
-            x, y, n, inclusive, st);
-        err = cudaGetLastError();
-    }
-    const cudaError_t freed = cudaFreeAsync(block, s);
-    DUO_CUDA_TRY(err, where);
-    DUO_CUDA_TRY(freed, where);
+    st.base = (unsigned long long *)area->p;
+    st.next_tile = st.base;
+    st.done = st.base + 1;
+    st.word = st.base + 2;
+    scan_sum_kernel<T><<<(unsigned)tiles, kThreads, 0, s>>>(x, y, n,
+                                                           inclusive, st);
+    DUO_CUDA_TRY(cudaGetLastError(), where);
     return DUO_SUCCESS;
 }
 
@@ -573,12 +595,13 @@ duo_status duo_be_scan(duo_scan_kind kind, duo_reduce_op op, duo_dtype type,
     switch (type) {
     case DUO_F32:
         if (op == DUO_SUM)
-            return scan_sum((const float *)x, (float *)y, n, inc, s);
+            return scan_sum((const float *)x, (float *)y, n, inc, stream);
         return cub_scan<float, float>(op, x, y, n, inc, -INFINITY, INFINITY,
                                       s);
     case DUO_F64:
         if (op == DUO_SUM)
-            return scan_sum((const double *)x, (double *)y, n, inc, s);
+            return scan_sum((const double *)x, (double *)y, n, inc,
+                            stream);
         return cub_scan<double, double>(op, x, y, n, inc, -INFINITY,
                                         INFINITY, s);
     case DUO_I32:
