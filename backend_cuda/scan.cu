@@ -29,8 +29,8 @@
  * already running, and mostly for their own sums, which no wait delays;
  * the whole scan reads the input once and writes it once.  Only even
  * block indices of level 5 and up are read (a block of the carries and
- * a left sibling both end where an odd index starts).  The counters and
- * the slots are memory the stream keeps between scans (Slots).
+ * a left sibling both end where an odd index starts).  The tile counter
+ * and the slots are memory the stream keeps between scans (Slots).
  */
 #include <math.h>
 #include <stdint.h>
@@ -93,18 +93,15 @@ __device__ __forceinline__ int group_level_at(int k, int b)
  * as the next NaN below it), and all-ones so that one memset of 0xff
  * clears every slot.
  *
- * The words (two counters, then the slots) are memory the stream keeps
- * from one scan to the next (duo_cuda_prim_keep), set to kEmpty when
- * taken.  The last tile to finish with the slots sets every word back to
- * kEmpty, so the stream's next scan needs neither an allocation nor a
- * memset before its kernel. */
+ * The words (the tile counter, then the slots) are memory the stream
+ * keeps from one scan to the next (duo_cuda_prim_keep), set to kEmpty
+ * when taken, and set back by a memset queued after the kernel: so the
+ * stream's next scan finds them empty, and nothing but the kernel stands
+ * between a call and its work. */
 struct Slots {
-    unsigned long long *base;      /* the words: the two counters first  */
-    size_t words;
-    unsigned long long *next_tile; /* base[0]: tiles taken, from kEmpty */
-    unsigned long long *done;      /* base[1]: tiles done, from kEmpty  */
-    unsigned long long *word;      /* the slots, from base[2]           */
-    size_t tiles, full_tiles;
+    unsigned long long *word;
+    unsigned long long *next_tile; /* starts at kEmpty: tiles count from 0 */
+    size_t full_tiles;
 };
 
 static const unsigned long long kEmpty = ~0ull;
@@ -197,7 +194,6 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ double win[2 * kWindow];
     __shared__ size_t tile_s;
     __shared__ double carry_s;
-    __shared__ int last_s;
 
     if (threadIdx.x == 0)
         tile_s = (size_t)(atomicAdd(st.next_tile, 1ull) + 1ull);
@@ -389,23 +385,10 @@ __global__ void __launch_bounds__(kThreads)
                 none = 0;
             }
         }
-        /* This tile reads and publishes no more slots.  The last tile
-         * to get here, after every other's fence, clears the words. */
-        if (r == 0) {
+        if (r == 0)
             carry_s = carry;
-            __threadfence();
-            last_s = atomicAdd(st.done, 1ull) + 1ull == st.tiles - 1;
-            __threadfence();
-        }
     }
     __syncthreads();
-    if (last_s) {
-        ulonglong2 *pairs = reinterpret_cast<ulonglong2 *>(st.base);
-        for (size_t i = threadIdx.x; i < st.words / 2; i += kThreads)
-            pairs[i] = make_ulonglong2(kEmpty, kEmpty);
-        if (threadIdx.x == 0 && st.words % 2)
-            st.base[st.words - 1] = kEmpty;
-    }
 
 #pragma unroll
     for (int p = 0; p < L::kPerThread; ++p) {
@@ -481,25 +464,29 @@ static duo_status scan_sum(const T *x, T *y, size_t n, int inclusive,
                         "takes at most %zu elements", n,
                         (size_t)INT32_MAX * kTile);
     Slots st;
-    st.tiles = tiles;
     st.full_tiles = n / kTile;
     size_t slots = 0;
     for (size_t m = st.full_tiles; m > 0; m >>= 1)
         slots += m;
-    st.words = 2 + slots;
+    /* The tile counter, then the slots. */
+    const size_t bytes = (1 + slots) * sizeof(unsigned long long);
     duo_cuda_kept *area = duo_cuda_stream_scan_area(stream);
-    duo_status status =
-        duo_cuda_prim_keep(area, st.words * sizeof(unsigned long long),
-                           0xff, s, where);
+    const duo_status status = duo_cuda_prim_keep(area, bytes, 0xff, s, where);
     if (status != DUO_SUCCESS)
         return status;
-    st.base = (unsigned long long *)area->p;
-    st.next_tile = st.base;
-    st.done = st.base + 1;
-    st.word = st.base + 2;
+    st.next_tile = (unsigned long long *)area->p;
+    st.word = st.next_tile + 1;
     scan_sum_kernel<T><<<(unsigned)tiles, kThreads, 0, s>>>(x, y, n,
                                                            inclusive, st);
     DUO_CUDA_TRY(cudaGetLastError(), where);
+    const cudaError_t cleared = cudaMemsetAsync(area->p, 0xff, bytes, s);
+    if (cleared != cudaSuccess) {
+        /* Slots left full would stall the next scan: drop them. */
+        (void)cudaFreeAsync(area->p, s); /* already failing */
+        area->p = NULL;
+        area->bytes = 0;
+        DUO_CUDA_TRY(cleared, where);
+    }
     return DUO_SUCCESS;
 }
 

@@ -360,7 +360,7 @@ static void test_errors(void)
 
 /* Float sums queued on two streams at once, without waits between them:
  * each stream's scans reuse the memory it keeps for the published sums
- * (the GPU's slots, set back to empty by each scan's last tile), the
+ * (the GPU's slots, set back to empty after each scan), the
  * second scan on b needs more of it than the first, and a scan shorter
  * than the one before follows on a.  Each result must be the order's. */
 static void test_streams(void)
