@@ -129,25 +129,6 @@ duo_status duo_cuda_prim_alloc(void **p, size_t bytes, cudaStream_t stream,
                                const char *where);
 duo_status duo_cuda_prim_release(void);
 
-/* Device memory that a stream keeps from one call of a primitive to the
- * next (the scan's published sums): p holds `bytes`, or is NULL. */
-typedef struct duo_cuda_kept {
-    void *p;
-    size_t bytes;
-} duo_cuda_kept;
-/* The scan's kept memory of `stream` (NULL: the default stream's). */
-duo_cuda_kept *duo_cuda_stream_scan_area(duo_stream stream);
-/* Make k hold at least `bytes` for work on `stream`: memory that must
- * grow goes back to the pool (stream-ordered), and the new memory, taken
- * from it, has every byte set to `fill`; memory that is large enough is
- * left as the last call left it. */
-duo_status duo_cuda_prim_keep(duo_cuda_kept *k, size_t bytes, int fill,
-                              cudaStream_t stream, const char *where);
-/* Give k's memory back once the work queued on `stream` is done (it
- * waits for that work). */
-duo_status duo_cuda_prim_kept_free(duo_cuda_kept *k, cudaStream_t stream,
-                                   const char *where);
-
 /* Release the launch module's scratch buffers (duo_be_finalize). */
 duo_status duo_cuda_launch_release(void);
 /* Read DUO_SYNC_LAUNCHES and allocate what launches need (duo_be_init). */

@@ -7,9 +7,7 @@
  * duo_sort (which waits) would map its buffers -- twice the size of the
  * keys and values -- again.  Allocations are stream-ordered on the
  * caller's stream, so calls never share memory; duo_finalize trims the
- * pool.  A stream may also keep memory from one call to the next
- * (duo_cuda_prim_keep: the scan's published sums), which work on other
- * streams never sees.
+ * pool.
  */
 #include <cstring>
 
@@ -49,51 +47,8 @@ duo_status duo_cuda_prim_alloc(void **p, size_t bytes, cudaStream_t stream,
     return DUO_SUCCESS;
 }
 
-duo_status duo_cuda_prim_keep(duo_cuda_kept *k, size_t bytes, int fill,
-                              cudaStream_t stream, const char *where)
-{
-    if (k->p != NULL && k->bytes >= bytes)
-        return DUO_SUCCESS;
-    if (k->p != NULL) {
-        const cudaError_t freed = cudaFreeAsync(k->p, stream);
-        k->p = NULL;
-        k->bytes = 0;
-        DUO_CUDA_TRY(freed, where);
-    }
-    void *p = NULL;
-    duo_status status = duo_cuda_prim_alloc(&p, bytes, stream, where);
-    if (status != DUO_SUCCESS)
-        return status;
-    const cudaError_t err = cudaMemsetAsync(p, fill, bytes, stream);
-    if (err != cudaSuccess) {
-        (void)cudaFreeAsync(p, stream); /* already failing */
-        DUO_CUDA_TRY(err, where);
-    }
-    k->p = p;
-    k->bytes = bytes;
-    return DUO_SUCCESS;
-}
-
-duo_status duo_cuda_prim_kept_free(duo_cuda_kept *k, cudaStream_t stream,
-                                   const char *where)
-{
-    if (k->p == NULL)
-        return DUO_SUCCESS;
-    cudaError_t err = cudaFreeAsync(k->p, stream);
-    k->p = NULL;
-    k->bytes = 0;
-    if (err == cudaSuccess)
-        err = cudaStreamSynchronize(stream);
-    DUO_CUDA_TRY(err, where);
-    return DUO_SUCCESS;
-}
-
 duo_status duo_cuda_prim_release(void)
 {
-    const duo_status kept = duo_cuda_prim_kept_free(
-        duo_cuda_stream_scan_area(NULL), 0, "duo_finalize");
-    if (kept != DUO_SUCCESS)
-        return kept;
     if (prim_pool != nullptr)
         DUO_CUDA_TRY(cudaMemPoolTrimTo(prim_pool, 0), "duo_finalize");
     return DUO_SUCCESS;

@@ -29,8 +29,8 @@
  * already running, and mostly for their own sums, which no wait delays;
  * the whole scan reads the input once and writes it once.  Only even
  * block indices of level 5 and up are read (a block of the carries and
- * a left sibling both end where an odd index starts).  The tile counter
- * and the slots are memory the stream keeps between scans (Slots).
+ * a left sibling both end where an odd index starts).  The temporary
+ * block (the tile counter and the slots) comes from duo_cuda_prim_alloc.
  */
 #include <math.h>
 #include <stdint.h>
@@ -91,13 +91,7 @@ __device__ __forceinline__ int group_level_at(int k, int b)
  * tile needs one load per look, not a flag and then the value.  kEmpty
  * is a NaN that duo never publishes (a sum with those bits is published
  * as the next NaN below it), and all-ones so that one memset of 0xff
- * clears every slot.
- *
- * The words (the tile counter, then the slots) are memory the stream
- * keeps from one scan to the next (duo_cuda_prim_keep), set to kEmpty
- * when taken, and set back by a memset queued after the kernel: so the
- * stream's next scan finds them empty, and nothing but the kernel stands
- * between a call and its work. */
+ * clears every slot. */
 struct Slots {
     unsigned long long *word;
     unsigned long long *next_tile; /* starts at kEmpty: tiles count from 0 */
@@ -452,9 +446,8 @@ __global__ void __launch_bounds__(kThreads)
 
 template <class T>
 static duo_status scan_sum(const T *x, T *y, size_t n, int inclusive,
-                           duo_stream stream)
+                           cudaStream_t s)
 {
-    const cudaStream_t s = duo_cuda_stream(stream);
     const char *where = "duo_scan";
     const size_t kTile = Tile<T>::kElems;
     const size_t tiles = (n + kTile - 1) / kTile;
@@ -470,23 +463,21 @@ static duo_status scan_sum(const T *x, T *y, size_t n, int inclusive,
         slots += m;
     /* The tile counter, then the slots. */
     const size_t bytes = (1 + slots) * sizeof(unsigned long long);
-    duo_cuda_kept *area = duo_cuda_stream_scan_area(stream);
-    const duo_status status = duo_cuda_prim_keep(area, bytes, 0xff, s, where);
+    unsigned long long *block = NULL;
+    duo_status status = duo_cuda_prim_alloc((void **)&block, bytes, s, where);
     if (status != DUO_SUCCESS)
         return status;
-    st.next_tile = (unsigned long long *)area->p;
-    st.word = st.next_tile + 1;
-    scan_sum_kernel<T><<<(unsigned)tiles, kThreads, 0, s>>>(x, y, n,
-                                                           inclusive, st);
-    DUO_CUDA_TRY(cudaGetLastError(), where);
-    const cudaError_t cleared = cudaMemsetAsync(area->p, 0xff, bytes, s);
-    if (cleared != cudaSuccess) {
-        /* Slots left full would stall the next scan: drop them. */
-        (void)cudaFreeAsync(area->p, s); /* already failing */
-        area->p = NULL;
-        area->bytes = 0;
-        DUO_CUDA_TRY(cleared, where);
+    st.next_tile = block;
+    st.word = block + 1;
+    cudaError_t err = cudaMemsetAsync(block, 0xff, bytes, s);
+    if (err == cudaSuccess) {
+        scan_sum_kernel<T><<<(unsigned)tiles, kThreads, 0, s>>>(
+            x, y, n, inclusive, st);
+        err = cudaGetLastError();
     }
+    const cudaError_t freed = cudaFreeAsync(block, s);
+    DUO_CUDA_TRY(err, where);
+    DUO_CUDA_TRY(freed, where);
     return DUO_SUCCESS;
 }
 
@@ -582,13 +573,12 @@ duo_status duo_be_scan(duo_scan_kind kind, duo_reduce_op op, duo_dtype type,
     switch (type) {
     case DUO_F32:
         if (op == DUO_SUM)
-            return scan_sum((const float *)x, (float *)y, n, inc, stream);
+            return scan_sum((const float *)x, (float *)y, n, inc, s);
         return cub_scan<float, float>(op, x, y, n, inc, -INFINITY, INFINITY,
                                       s);
     case DUO_F64:
         if (op == DUO_SUM)
-            return scan_sum((const double *)x, (double *)y, n, inc,
-                            stream);
+            return scan_sum((const double *)x, (double *)y, n, inc, s);
         return cub_scan<double, double>(op, x, y, n, inc, -INFINITY,
                                         INFINITY, s);
     case DUO_I32:

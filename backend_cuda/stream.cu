@@ -1,11 +1,10 @@
 /*
  * stream.cu (CUDA) - a duo_stream is a CUDA stream plus the device
  * scratch its reductions use, so reductions queued on different streams
- * never share partials, and the memory its scans keep (scan.cu).
- * Streams are created blocking, so they order themselves with the
- * default stream on which duo_reduce and duo_gemm run.  While a graph
- * is captured, the captured stream's work goes to the capture stream of
- * graph.cu instead.
+ * never share partials.  Streams are created blocking, so they order
+ * themselves with the default stream on which duo_reduce and duo_gemm
+ * run.  While a graph is captured, the captured stream's work goes to the
+ * capture stream of graph.cu instead.
  */
 #include <stdlib.h>
 
@@ -14,22 +13,14 @@
 struct duo_stream_opaque {
     cudaStream_t stream;
     void *reduce_scratch;
-    duo_cuda_kept scan_area; /* the scan's published sums (scan.cu) */
     duo_cuda_recent recent; /* launches since its last wait (launch.cu) */
 };
-
-static duo_cuda_kept default_scan_area; /* the default stream's */
 
 cudaStream_t duo_cuda_stream(duo_stream stream)
 {
     if (duo_capture_active() && stream == duo_capture_stream())
         return duo_cuda_capture_stream();
     return stream == NULL ? (cudaStream_t)0 : stream->stream;
-}
-
-duo_cuda_kept *duo_cuda_stream_scan_area(duo_stream stream)
-{
-    return stream == NULL ? &default_scan_area : &stream->scan_area;
 }
 
 duo_cuda_recent *duo_cuda_stream_recent(duo_stream stream)
@@ -71,19 +62,15 @@ duo_status duo_be_stream_create(duo_stream *stream)
 
 duo_status duo_be_stream_destroy(duo_stream stream)
 {
-    /* The scan's memory goes back on the stream, after its work, before
-     * the stream goes.  cudaStreamDestroy returns at once; the scratch
-     * may still be in use by work queued on the stream, and cudaFree
-     * waits for that. */
-    const duo_status kept = duo_cuda_prim_kept_free(
-        &stream->scan_area, stream->stream, "duo_stream_destroy");
+    /* cudaStreamDestroy returns at once; the scratch may still be in use
+     * by work queued on the stream, and cudaFree waits for that. */
     cudaError_t err = cudaStreamDestroy(stream->stream);
     cudaError_t err_free = cudaFree(stream->reduce_scratch);
     duo_cuda_recent_detach(&stream->recent);
     free(stream);
     DUO_CUDA_TRY(err, "duo_stream_destroy");
     DUO_CUDA_TRY(err_free, "duo_stream_destroy");
-    return kept;
+    return DUO_SUCCESS;
 }
 
 duo_status duo_be_stream_synchronize(duo_stream stream)
