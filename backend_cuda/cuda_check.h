@@ -129,6 +129,27 @@ duo_status duo_cuda_prim_alloc(void **p, size_t bytes, cudaStream_t stream,
                                const char *where);
 duo_status duo_cuda_prim_release(void);
 
+/* The published sums that a stream's floating-point sum scans keep from
+ * one call to the next (scan.cu): two areas used in turn.  The area a
+ * scan uses is wholly empty; its kernel sets the other one's `dirty`
+ * words, which the scan before left, back to empty, so no call
+ * allocates or clears anything once the areas are large enough. */
+typedef struct duo_cuda_scan_keep {
+    unsigned long long *area[2];
+    size_t words[2]; /* what each area holds */
+    size_t dirty[2]; /* its words in use by the last scan that used it */
+    int turn;        /* the area the next scan uses */
+} duo_cuda_scan_keep;
+/* The scan memory of `stream` (NULL: the default stream's). */
+duo_cuda_scan_keep *duo_cuda_stream_scan_keep(duo_stream stream);
+/* Give k's areas back on `stream`, after the work queued on it, and
+ * leave k empty. */
+duo_status duo_cuda_scan_keep_free(duo_cuda_scan_keep *k,
+                                   cudaStream_t stream, const char *where);
+/* Free the default stream's scan memory (duo_be_finalize, before
+ * duo_cuda_prim_release trims the pool). */
+duo_status duo_cuda_scan_release(void);
+
 /* Release the launch module's scratch buffers (duo_be_finalize). */
 duo_status duo_cuda_launch_release(void);
 /* Read DUO_SYNC_LAUNCHES and allocate what launches need (duo_be_init). */

@@ -143,9 +143,11 @@ duo_status duo_be_finalize(void)
     duo_cuda_waited_all();
     duo_status graphs = duo_cuda_graph_release();
     duo_status launch = duo_cuda_launch_release();
+    duo_status scans = duo_cuda_scan_release();
     duo_status prims = duo_cuda_prim_release();
     return graphs != DUO_SUCCESS   ? graphs
            : launch != DUO_SUCCESS ? launch
+           : scans != DUO_SUCCESS  ? scans
                                    : prims;
 }
 

@@ -1,7 +1,7 @@
 /*
  * stream.cu (CUDA) - a duo_stream is a CUDA stream plus the device
  * scratch its reductions use, so reductions queued on different streams
- * never share partials.  Streams are created blocking, so they order
+ * never share partials, and the memory its scans keep (scan.cu).  Streams are created blocking, so they order
  * themselves with the default stream on which duo_reduce and duo_gemm
  * run.  While a graph is captured, the captured stream's work goes to the
  * capture stream of graph.cu instead.
@@ -13,6 +13,7 @@
 struct duo_stream_opaque {
     cudaStream_t stream;
     void *reduce_scratch;
+    duo_cuda_scan_keep scan_keep; /* the scan's published sums (scan.cu) */
     duo_cuda_recent recent; /* launches since its last wait (launch.cu) */
 };
 
@@ -21,6 +22,13 @@ cudaStream_t duo_cuda_stream(duo_stream stream)
     if (duo_capture_active() && stream == duo_capture_stream())
         return duo_cuda_capture_stream();
     return stream == NULL ? (cudaStream_t)0 : stream->stream;
+}
+
+static duo_cuda_scan_keep default_scan_keep; /* the default stream's */
+
+duo_cuda_scan_keep *duo_cuda_stream_scan_keep(duo_stream stream)
+{
+    return stream == NULL ? &default_scan_keep : &stream->scan_keep;
 }
 
 duo_cuda_recent *duo_cuda_stream_recent(duo_stream stream)
@@ -62,15 +70,18 @@ duo_status duo_be_stream_create(duo_stream *stream)
 
 duo_status duo_be_stream_destroy(duo_stream stream)
 {
-    /* cudaStreamDestroy returns at once; the scratch may still be in use
+    /* The scan's memory goes back on the stream, after its work.
+     * cudaStreamDestroy returns at once; the scratch may still be in use
      * by work queued on the stream, and cudaFree waits for that. */
+    const duo_status kept = duo_cuda_scan_keep_free(
+        &stream->scan_keep, stream->stream, "duo_stream_destroy");
     cudaError_t err = cudaStreamDestroy(stream->stream);
     cudaError_t err_free = cudaFree(stream->reduce_scratch);
     duo_cuda_recent_detach(&stream->recent);
     free(stream);
     DUO_CUDA_TRY(err, "duo_stream_destroy");
     DUO_CUDA_TRY(err_free, "duo_stream_destroy");
-    return DUO_SUCCESS;
+    return kept;
 }
 
 duo_status duo_be_stream_synchronize(duo_stream stream)

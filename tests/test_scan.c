@@ -19,6 +19,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_util.h"
 
@@ -357,6 +358,67 @@ static void test_errors(void)
     CHECK_OK(duo_free(x));
 }
 
+/* Float sums queued on two streams at once, three on each, without
+ * waits between them: each stream's scans reuse the memory it keeps for
+ * the published sums (on the GPU, two areas used in turn, each scan
+ * clearing the one the scan before it used, so a stream's third scan
+ * finds its first one's area cleared).  A scan longer than the one
+ * before, which needs more of that memory, follows on each stream, and
+ * a shorter one too.  Each result must be the order's. */
+static void test_streams(void)
+{
+    test_set_context("float sums on two streams");
+    const size_t n = 1048583, m = 300007;
+    float *hx = (float *)test_xmalloc(n * sizeof(float));
+    fill(DUO_F32, DUO_SUM, n, hx, 0);
+    double *a = (double *)test_xmalloc(n * sizeof(double));
+    double *want_n = (double *)test_xmalloc(n * sizeof(double));
+    double *want_m = (double *)test_xmalloc(m * sizeof(double));
+    for (size_t i = 0; i < n; ++i)
+        a[i] = hx[i];
+    order_scan(a, n, 1, want_n);
+    order_scan(a, m, 1, want_m);
+    float *x = (float *)test_device_alloc(n * sizeof(float));
+    test_to_device(x, hx, n * sizeof(float));
+    enum { kScans = 6 };
+    float *y[kScans];
+    for (int k = 0; k < kScans; ++k) {
+        y[k] = (float *)test_device_alloc(n * sizeof(float));
+        CHECK_OK(duo_memset(y[k], TEST_POISON_BYTE, n * sizeof(float)));
+    }
+    duo_stream sa = NULL, sb = NULL;
+    CHECK_OK(duo_stream_create(&sa));
+    CHECK_OK(duo_stream_create(&sb));
+    /* Even k on a, odd k on b. */
+    const size_t len[kScans] = {n, m, m, n, n, m};
+    for (int k = 0; k < kScans; ++k)
+        CHECK_OK(duo_scan_async(DUO_INCLUSIVE, DUO_SUM, DUO_F32, x, y[k],
+                                len[k], k % 2 ? sb : sa));
+    CHECK_OK(duo_stream_synchronize(sa));
+    CHECK_OK(duo_stream_synchronize(sb));
+    float *got = (float *)test_xmalloc(n * sizeof(float));
+    for (int k = 0; k < kScans; ++k) {
+        test_to_host(got, y[k], len[k] * sizeof(float));
+        const double *want = len[k] == n ? want_n : want_m;
+        size_t bad = 0;
+        for (size_t i = 0; i < len[k]; ++i) {
+            const float w = (float)want[i];
+            bad += memcmp(&got[i], &w, sizeof w) != 0;
+        }
+        CHECK_EQ_U64(bad, 0);
+    }
+    CHECK_OK(duo_stream_destroy(sa));
+    CHECK_OK(duo_stream_destroy(sb));
+    for (int k = 0; k < kScans; ++k)
+        CHECK_OK(duo_free(y[k]));
+    CHECK_OK(duo_free(x));
+    free(got);
+    free(want_m);
+    free(want_n);
+    free(a);
+    free(hx);
+}
+
 int main(void)
 {
     test_rng_seed(&rng, 0x7363616EULL);
@@ -382,6 +444,7 @@ int main(void)
     run_case(DUO_F64, DUO_SUM, 0, 1048583, 1, 0);
     run_case(DUO_F32, DUO_SUM, 1, 1000, 0, 1);
     run_case(DUO_F64, DUO_SUM, 0, 70000, 1, 1);
+    test_streams();
     CHECK_OK(duo_finalize());
     return test_summary("scan");
 }
