@@ -177,6 +177,14 @@ __device__ __forceinline__ void copy16_wait()
 #endif
 }
 
+/* How many of a tile's `count` elements run r holds: RUN, fewer in the
+ * tile's last run, none past it. */
+__device__ __forceinline__ int run_length(int count, int r)
+{
+    const int left = count - r * RUN;
+    return left < 0 ? 0 : left < RUN ? left : RUN;
+}
+
 /* The floating-point sum scan of x into y (T = float or double, summed
  * in double).  The tile waits in shared memory, not in registers, while
  * its carry is fetched: so a thread needs few registers, and many tiles
@@ -234,9 +242,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int p = 0; p < L::kPerThread; ++p) {
         const int r = p * kThreads + threadIdx.x;
-        const int len = count - r * RUN < 0     ? 0
-                        : count - r * RUN < RUN ? count - r * RUN
-                                                : RUN;
+        const int len = run_length(count, r);
         double acc = 0.0;
 #pragma unroll
         for (int i = 0; i < S::kVecs; ++i) {
@@ -401,9 +407,7 @@ __global__ void __launch_bounds__(kThreads)
          * within the tile, highest first.  Only run 0 of tile 0 has
          * none. */
         const int r = p * kThreads + threadIdx.x;
-        const int len = count - r * RUN < 0     ? 0
-                        : count - r * RUN < RUN ? count - r * RUN
-                                                : RUN;
+        const int len = run_length(count, r);
         double c = carry_s;
         int none = tile == 0;
 #pragma unroll
