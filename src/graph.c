@@ -1,10 +1,16 @@
 /*
  * graph.c - duo_graph_*: capture a body's work and replay it.  What a
  * capture may hold, and the state behind it, is capture.c's.
+ *
+ * Under DUO_VALIDATE a GPU build replays by calling the body again, as
+ * the CPU builds always do, instead of launching its CUDA graph: the
+ * graph's kernels would run past the checks, while each operation the
+ * body queues is checked against the host path like any other.
  */
 #include <stdlib.h>
 
 #include "profile.h"
+#include "validate.h"
 
 struct duo_graph_opaque {
     duo_graph_body body; /* CPU replays call it again */
@@ -67,6 +73,16 @@ duo_status duo_graph_capture(duo_stream stream, duo_graph_body body,
     return DUO_SUCCESS;
 }
 
+/* A replay that calls the body again, marked so that the profiler
+ * counts its work as the replay's. */
+static duo_status replay_by_body(duo_graph graph)
+{
+    duo_replay_mark(1);
+    const duo_status status = graph->body(graph->ctx);
+    duo_replay_mark(0);
+    return status;
+}
+
 duo_status duo_graph_launch(duo_graph graph, duo_stream stream)
 {
     const char *where = "duo_graph_launch";
@@ -80,15 +96,24 @@ duo_status duo_graph_launch(duo_graph graph, duo_stream stream)
         return status;
     int region = duo_profile_open("duo_graph_launch", DUO_REGION_GRAPH,
                                   stream);
-    if (graph->be != NULL) {
+    if (graph->be != NULL && !duo_validating()) {
         status = duo_be_graph_launch(graph->be, stream);
+    } else if (graph->be != NULL) {
+        /* A validated GPU replay: the body queues its work on the
+         * captured stream, so waits for the whole device before and
+         * after keep it in order with the work on `stream`, as a replay
+         * queued there would be. */
+        status = duo_be_synchronize();
+        if (status == DUO_SUCCESS)
+            status = replay_by_body(graph);
+        const duo_status waited = duo_be_synchronize();
+        if (status == DUO_SUCCESS)
+            status = waited;
     } else {
         /* The CPU replays by running the body again.  Its work runs at
          * once on every stream, so the stream a replay is queued on needs
          * no mapping. */
-        duo_replay_mark(1);
-        status = graph->body(graph->ctx);
-        duo_replay_mark(0);
+        status = replay_by_body(graph);
     }
     duo_profile_close(region, stream, 0.0, 0.0);
     return status;

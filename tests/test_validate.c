@@ -25,6 +25,8 @@
  * meet.
  * `through_struct` reaches its array through a struct: checked on the
  * host (every allocation is copied), skipped on the GPU.
+ * A graph of `scale` and the build's plant, replayed twice, must have
+ * both launches of each replay checked and the plant named in each.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -241,6 +243,121 @@ static void check_race(int threads)
     unsetenv("DUO_VALIDATE_REPORT"); /* DUO_VALIDATE stays 1 */
 }
 
+/* The graph's work: scale, then the plant of the build (shifted on the
+ * GPU, by_thread on the host). */
+typedef struct graph_work {
+    size_t n;
+    const float *x;
+    float *y;
+    const double *d;
+    double *p;
+    int gpu;
+} graph_work;
+
+static duo_status graph_body(void *ctx)
+{
+    const graph_work *w = (const graph_work *)ctx;
+    duo_status status = DUO_LAUNCH(scale, w->n, w->n, 0.1f, w->x, w->y);
+    if (status == DUO_SUCCESS)
+        status = w->gpu ? DUO_LAUNCH(shifted, w->n, w->n, w->y, w->y)
+                        : DUO_LAUNCH(by_thread, w->n, w->n, w->d, w->p);
+    return status;
+}
+
+/* The graph captured and replayed twice; its results in y and p. */
+static void run_graph(int gpu, float *y_out, double *p_out)
+{
+    test_rng rng;
+    test_rng_seed(&rng, 2039);
+    float *hx = (float *)test_xmalloc(N * sizeof(float));
+    double *hd = (double *)test_xmalloc(N * sizeof(double));
+    for (size_t i = 0; i < N; ++i) {
+        hx[i] = test_rng_uniform_f(&rng) - 0.5f;
+        hd[i] = test_rng_uniform(&rng);
+    }
+    graph_work w = {N, NULL, NULL, NULL, NULL, gpu};
+    float *x = NULL, *y = NULL;
+    double *d = NULL, *p = NULL;
+    CHECK_OK(duo_malloc((void **)&x, N * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&y, N * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&d, N * sizeof(double)));
+    CHECK_OK(duo_malloc((void **)&p, N * sizeof(double)));
+    CHECK_OK(duo_memcpy(x, hx, N * sizeof(float), DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memcpy(d, hd, N * sizeof(double), DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memset(y, 0, N * sizeof(float)));
+    CHECK_OK(duo_memset(p, 0, N * sizeof(double)));
+    w.x = x;
+    w.y = y;
+    w.d = d;
+    w.p = p;
+    duo_graph g = NULL;
+    CHECK_OK(duo_graph_capture(NULL, graph_body, &w, &g));
+    for (int replay = 0; replay < 2; ++replay)
+        CHECK_OK(duo_graph_launch(g, NULL));
+    CHECK_OK(duo_synchronize());
+    CHECK_OK(duo_graph_destroy(g));
+    CHECK_OK(duo_memcpy(y_out, y, N * sizeof(float), DUO_DEVICE_TO_HOST));
+    CHECK_OK(duo_memcpy(p_out, p, N * sizeof(double), DUO_DEVICE_TO_HOST));
+    duo_free(x);
+    duo_free(y);
+    duo_free(d);
+    duo_free(p);
+    free(hx);
+    free(hd);
+}
+
+/* A graph replayed plainly and under DUO_VALIDATE=1: the validated
+ * replays check each launch in them (a GPU build calls the body again
+ * rather than launching the CUDA graph, whose kernels would pass the
+ * checks by), name the plant in each replay, and leave the results of
+ * the plain replays. */
+static void check_graph(int gpu, int threads)
+{
+    static float y_plain[N], y_checked[N];
+    static double p_plain[N], p_checked[N];
+    unsetenv("DUO_VALIDATE");
+    CHECK_OK(duo_init());
+    run_graph(gpu, y_plain, p_plain);
+    CHECK_OK(duo_finalize());
+
+    char report[] = "/tmp/duo-test-validate-graph.XXXXXX";
+    const int fd = mkstemp(report);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    setenv("DUO_VALIDATE", "1", 1);
+    setenv("DUO_VALIDATE_REPORT", report, 1);
+    CHECK_OK(duo_init());
+    run_graph(gpu, y_checked, p_checked);
+    CHECK_OK(duo_finalize());
+    unsetenv("DUO_VALIDATE_REPORT");
+    CHECK_MSG(memcmp(y_plain, y_checked, sizeof y_plain) == 0 &&
+                  memcmp(p_plain, p_checked, sizeof p_plain) == 0,
+              "validated graph replays left other results than plain ones");
+    char *text = slurp(report);
+    CHECK(text != NULL);
+    if (text == NULL)
+        text = (char *)calloc(1, 1);
+    printf("--- graph report (%s) ---\n%s---\n", gpu ? "GPU" : "host", text);
+    CHECK_MSG(strstr(text, "kernel scale") == NULL,
+              "a kernel that agrees was reported");
+    if (gpu) {
+        CHECK_CONTAINS(text, "launch #2, kernel shifted at test_validate.c:");
+        CHECK_CONTAINS(text, "launch #4, kernel shifted at test_validate.c:");
+        CHECK_CONTAINS(text, "4 operation(s) checked, 2 differ");
+    } else if (threads >= 2) {
+        CHECK_CONTAINS(text, "launch #2, kernel by_thread at "
+                             "test_validate.c:");
+        CHECK_CONTAINS(text, "launch #4, kernel by_thread at "
+                             "test_validate.c:");
+        CHECK_CONTAINS(text, "4 operation(s) checked, 2 differ");
+    } else {
+        CHECK_CONTAINS(text, "4 operation(s) checked, 0 differ");
+    }
+    free(text);
+    remove(report);
+}
+
 /* Bad settings: duo_init fails and names the valid values. */
 static void check_bad_settings(void)
 {
@@ -331,6 +448,9 @@ int main(int argc, char **argv)
     }
     free(text);
     remove(report);
+
+    check_graph(gpu, threads);
+    setenv("DUO_VALIDATE", "1", 1);
 
     /* DUO_VALIDATE=abort: the planted divergence stops the program with
      * status 3, where there is one to find. */
