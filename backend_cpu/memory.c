@@ -66,3 +66,9 @@ duo_status duo_be_memset(void *dst, int value, size_t bytes)
     memset(dst, value, bytes);
     return DUO_SUCCESS;
 }
+
+int duo_be_is_device_address(const void *p)
+{
+    (void)p; /* the CPU backends have no device memory */
+    return 0;
+}

@@ -83,3 +83,19 @@ duo_status duo_be_memset(void *dst, int value, size_t bytes)
     DUO_CUDA_TRY(cudaMemset(dst, value, bytes), "duo_memset");
     return DUO_SUCCESS;
 }
+
+int duo_be_is_device_address(const void *p)
+{
+    cudaPointerAttributes attr;
+    const cudaError_t err = cudaPointerGetAttributes(&attr, p);
+    if (err != cudaSuccess) {
+        /* Not expected for any value since CUDA 11 (unknown addresses
+         * are cudaMemoryTypeUnregistered); answer as if it were device
+         * memory, the side on which the caller skips, and clear the
+         * error so that no later check reports it. */
+        (void)cudaGetLastError();
+        return 1;
+    }
+    return attr.type == cudaMemoryTypeDevice ||
+           attr.type == cudaMemoryTypeManaged;
+}

@@ -78,6 +78,11 @@ duo_status duo_be_memcpy(void *dst, const void *src, size_t bytes,
 duo_status duo_be_memcpy_async(void *dst, const void *src, size_t bytes,
                                duo_copy_kind kind, duo_stream stream);
 duo_status duo_be_memset(void *dst, int value, size_t bytes);
+/* 1 when p, taken as an address, lies in memory of the device (or
+ * managed memory), wherever it was allocated; 0 on the CPU backends,
+ * which have none.  DUO_VALIDATE asks it of the words of a struct before
+ * a host run may read the struct (validate_launch.c). */
+int duo_be_is_device_address(const void *p);
 
 duo_status duo_be_stream_create(duo_stream *stream);
 duo_status duo_be_stream_destroy(duo_stream stream);

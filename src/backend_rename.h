@@ -25,6 +25,7 @@
 #define duo_be_memcpy DUO_BE_RENAMED_(memcpy)
 #define duo_be_memcpy_async DUO_BE_RENAMED_(memcpy_async)
 #define duo_be_memset DUO_BE_RENAMED_(memset)
+#define duo_be_is_device_address DUO_BE_RENAMED_(is_device_address)
 #define duo_be_stream_create DUO_BE_RENAMED_(stream_create)
 #define duo_be_stream_destroy DUO_BE_RENAMED_(stream_destroy)
 #define duo_be_stream_synchronize DUO_BE_RENAMED_(stream_synchronize)

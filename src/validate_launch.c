@@ -21,7 +21,14 @@
  * cannot be put back for the second run), and, on the GPU, an argument
  * that may hold device pointers (a struct, or a pointer to one), which
  * the host run could not follow.  On the host such arguments are fine:
- * every live allocation is copied instead.
+ * every live allocation is copied instead.  On the GPU a pointer to a
+ * struct in a duo allocation of at most PLAIN_MAX_BYTES is checked as
+ * bytes when none of the allocation's 8-byte words, read before the
+ * launch, is an address in a duo allocation or in device memory
+ * (duo_be_is_device_address): plain data, such as a solver's scalars,
+ * which the host run can read from its copy.  A struct holding a device
+ * pointer is skipped; so is one passed by value, whose bytes the check
+ * does not see.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +49,7 @@ typedef struct vd_array {
     int kind;                /* DUO_VD_* of that argument                */
     const void *arg_ptr;     /* that argument's pointer                  */
     int written;             /* a non-const pointer reaches it           */
+    int plain;               /* a struct's: must hold no device address  */
     unsigned char *before;   /* its bytes before the launch; on the GPU
                                 the host run then writes into them        */
     unsigned char *other;    /* host: every thread's results; GPU: the
@@ -172,6 +180,29 @@ static int fetch(unsigned char *dst, const vd_array *a)
     return ok;
 }
 
+/* The largest struct allocation checked as plain data on the GPU. */
+enum { PLAIN_MAX_BYTES = 1 << 16 };
+
+static const char *const MAY_HOLD_POINTERS =
+    "an argument may hold device pointers (a struct, or a pointer to one)";
+
+/* Whether a's bytes, as fetched, hold an address of device memory in
+ * any 8-byte word (where a struct keeps its pointers). */
+static int holds_device_address(const vd_array *a)
+{
+    for (size_t at = 0; at + 8 <= a->alloc.bytes; at += 8) {
+        uint64_t w;
+        memcpy(&w, a->before + at, sizeof w);
+        if (w == 0)
+            continue;
+        const void *p = (const void *)(uintptr_t)w;
+        duo_alloc_view v;
+        if (duo_registry_find(p, &v) || duo_be_is_device_address(p))
+            return 1;
+    }
+    return 0;
+}
+
 static int skip(const char *reason)
 {
     duo_vd_count_skipped(reason);
@@ -198,10 +229,10 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
 
     int opaque = 0;
     for (int k = 0; k < nargs; ++k) {
-        if (args[k].kind == DUO_VD_OPAQUE) {
-            if (gpu)
-                return skip("an argument may hold device pointers (a "
-                            "struct, or a pointer to one)");
+        const int plain = gpu && args[k].kind == DUO_VD_OPAQUE;
+        if (plain && args[k].ptr == NULL) /* by value: bytes unseen */
+            return skip(MAY_HOLD_POINTERS);
+        if (args[k].kind == DUO_VD_OPAQUE && !gpu) {
             opaque = 1;
             continue;
         }
@@ -213,16 +244,19 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         if (gpu && v.kind != DUO_ALLOC_DEVICE)
             return skip("a pointer argument is pinned host memory "
                         "(duo_malloc_host)");
+        if (plain && v.bytes > PLAIN_MAX_BYTES)
+            return skip(MAY_HOLD_POINTERS);
         vd_array *a = array_of(&v);
         if (a == NULL)
             return skip("no host memory for the check");
         /* Named after the first argument that may write it. */
         if (a->arg < 0 || (!a->written && !args[k].is_const)) {
             a->arg = k;
-            a->kind = args[k].kind;
+            a->kind = plain ? DUO_VD_BYTES : args[k].kind;
             a->arg_ptr = args[k].ptr;
         }
         a->written |= !args[k].is_const;
+        a->plain |= plain;
     }
     if (opaque) {
         int failed = 0;
@@ -243,6 +277,9 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
             return skip("no host memory for the check");
         if (!fetch(a->before, a))
             return skip("copying its inputs failed");
+        if (a->plain && holds_device_address(a))
+            return skip("a struct that an argument points to holds a "
+                        "device pointer");
     }
     op.active = 1;
     return 1;

@@ -27,6 +27,10 @@
  * host (every allocation is copied), skipped on the GPU.
  * A graph of `scale` and the build's plant, replayed twice, must have
  * both launches of each replay checked and the plant named in each.
+ * Pointers to structs in duo memory: `set_coeffs` writes a struct of
+ * plain data (one field differently on the GPU) and `affine` reads it,
+ * both checked on the GPU too; `doubled` follows a device pointer held
+ * in a struct, skipped on the GPU with that reason.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -104,6 +108,39 @@ DUO_KERNEL(through_struct, pair p)
 {
     DUO_FOR(i, p.n)
         p.x[i] = 2.0f * p.x[i];
+}
+
+/* Plain data: no pointers. */
+typedef struct coeffs {
+    double a;
+    float b;
+    int32_t n; /* at byte 12 */
+} coeffs;
+
+DUO_KERNEL(set_coeffs, size_t one, coeffs *c, double a, float b)
+{
+    DUO_FOR(i, one)
+    {
+        c->a = a;
+        c->b = b;
+#if defined(__CUDA_ARCH__)
+        c->n = 8;
+#else
+        c->n = 7;
+#endif
+    }
+}
+
+DUO_KERNEL(affine, size_t n, const coeffs *c, const float *x, float *y)
+{
+    DUO_FOR(i, n)
+        y[i] = c->b * x[i] + (float)c->a;
+}
+
+DUO_KERNEL(doubled, size_t n, const pair *h)
+{
+    DUO_FOR(i, n)
+        h->x[i] = 2.0f * h->x[i];
 }
 
 static char *slurp(const char *path)
@@ -358,6 +395,81 @@ static void check_graph(int gpu, int threads)
     remove(report);
 }
 
+/* Kernels that take pointers to structs in duo memory, under
+ * DUO_VALIDATE=1: plain data is checked as bytes on every backend (the
+ * GPU's plant named at the byte where it differs), a struct holding a
+ * device pointer is skipped on the GPU with that reason. */
+static void check_struct_pointers(int gpu)
+{
+    char report[] = "/tmp/duo-test-validate-struct.XXXXXX";
+    const int fd = mkstemp(report);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    setenv("DUO_VALIDATE", "1", 1);
+    setenv("DUO_VALIDATE_REPORT", report, 1);
+    CHECK_OK(duo_init());
+    test_rng rng;
+    test_rng_seed(&rng, 2053);
+    float hx[NI];
+    for (int i = 0; i < NI; ++i)
+        hx[i] = test_rng_uniform_f(&rng) - 0.5f;
+    coeffs *c = NULL;
+    pair *h = NULL;
+    float *x = NULL, *y = NULL;
+    CHECK_OK(duo_malloc((void **)&c, sizeof *c));
+    CHECK_OK(duo_malloc((void **)&h, sizeof *h));
+    CHECK_OK(duo_malloc((void **)&x, NI * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&y, NI * sizeof(float)));
+    CHECK_OK(duo_memset(c, 0, sizeof *c));
+    CHECK_OK(duo_memset(y, 0, NI * sizeof(float)));
+    CHECK_OK(duo_memcpy(x, hx, sizeof hx, DUO_HOST_TO_DEVICE));
+    const pair hp = {x, NI};
+    CHECK_OK(duo_memcpy(h, &hp, sizeof hp, DUO_HOST_TO_DEVICE));
+    CHECK_OK(DUO_LAUNCH(set_coeffs, 1, (size_t)1, c, 0.25, 3.0f));
+    CHECK_OK(DUO_LAUNCH(affine, NI, (size_t)NI, (const coeffs *)c,
+                        (const float *)x, y));
+    CHECK_OK(DUO_LAUNCH(doubled, NI, (size_t)NI, (const pair *)h));
+    float got[NI];
+    CHECK_OK(duo_memcpy(got, y, sizeof got, DUO_DEVICE_TO_HOST));
+    size_t bad = 0;
+    for (int i = 0; i < NI; ++i)
+        bad += got[i] != 3.0f * hx[i] + 0.25f;
+    CHECK_EQ_U64(bad, 0);
+    CHECK_OK(duo_memcpy(got, x, sizeof got, DUO_DEVICE_TO_HOST));
+    bad = 0;
+    for (int i = 0; i < NI; ++i)
+        bad += got[i] != 2.0f * hx[i];
+    CHECK_EQ_U64(bad, 0);
+    duo_free(c);
+    duo_free(h);
+    duo_free(x);
+    duo_free(y);
+    CHECK_OK(duo_finalize());
+    unsetenv("DUO_VALIDATE_REPORT");
+    char *text = slurp(report);
+    CHECK(text != NULL);
+    if (text == NULL)
+        text = (char *)calloc(1, 1);
+    printf("--- struct report (%s) ---\n%s---\n", gpu ? "GPU" : "host",
+           text);
+    CHECK_MSG(strstr(text, "kernel affine") == NULL,
+              "a kernel that agrees was reported");
+    if (gpu) {
+        CHECK_CONTAINS(text, "launch #1, kernel set_coeffs at "
+                             "test_validate.c:");
+        CHECK_CONTAINS(text, "array: argument 2 `c` (");
+        CHECK_CONTAINS(text, "first difference at [12]");
+        CHECK_CONTAINS(text, "2 operation(s) checked, 1 differ, 1 skipped "
+                             "(1: a struct that an argument points to "
+                             "holds a device pointer)");
+    } else {
+        CHECK_CONTAINS(text, "3 operation(s) checked, 0 differ");
+    }
+    free(text);
+    remove(report);
+}
+
 /* Bad settings: duo_init fails and names the valid values. */
 static void check_bad_settings(void)
 {
@@ -450,6 +562,7 @@ int main(int argc, char **argv)
     remove(report);
 
     check_graph(gpu, threads);
+    check_struct_pointers(gpu);
     setenv("DUO_VALIDATE", "1", 1);
 
     /* DUO_VALIDATE=abort: the planted divergence stops the program with

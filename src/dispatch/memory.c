@@ -17,3 +17,4 @@ DUO_BE_FN(duo_status, memcpy_async,
           (dst, src, bytes, kind, stream))
 DUO_BE_FN(duo_status, memset, (void *dst, int value, size_t bytes),
           (dst, value, bytes))
+DUO_BE_FN(int, is_device_address, (const void *p), (p))
