@@ -166,6 +166,7 @@ static void stop_program(void)
     }
     free(live.v);
     duo_vd_launch_free();
+    duo_vd_ops_free();
     (void)duo_be_finalize();
     exit(3);
 }
@@ -216,6 +217,7 @@ void duo_validate_finalize(void)
         fclose(mode.report);
     memset(&mode, 0, sizeof mode);
     duo_vd_launch_free();
+    duo_vd_ops_free();
 }
 
 /* ------------------------------------------------------------------ */

@@ -29,8 +29,17 @@ extern "C" {
 duo_status duo_validate_init(int gpu);
 /* duo_finalize: the summary, if the mode was on; then off. */
 void duo_validate_finalize(void);
-/* The buffers the launches' checks keep (validate_launch.c). */
+/* The buffers the launches' checks keep (validate_launch.c), and those
+ * of the checks of duo's own operations (validate_ops.c). */
 void duo_vd_launch_free(void);
+void duo_vd_ops_free(void);
+/* A host buffer kept from check to check: *buf holds at least `bytes`
+ * (kept if it does already; contents not kept otherwise), pinned on the
+ * GPU where it can be; 0 when no memory is left.  Free it with
+ * duo_vd_buffer_free. */
+int duo_vd_buffer_reserve(unsigned char **buf, size_t *cap, int *pinned,
+                          size_t bytes);
+void duo_vd_buffer_free(unsigned char **buf, size_t *cap, int *pinned);
 
 /* 1 on the GPU (host path against GPU), 0 on the host (one thread
  * against all threads). */

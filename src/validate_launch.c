@@ -77,7 +77,7 @@ static void release(void)
     op.active = 0;
 }
 
-static void release_buffer(unsigned char **buf, size_t *cap, int *pinned)
+void duo_vd_buffer_free(unsigned char **buf, size_t *cap, int *pinned)
 {
     if (*pinned)
         (void)duo_be_free_host(*buf);
@@ -92,22 +92,19 @@ void duo_vd_launch_free(void)
 {
     for (int i = 0; i < op.capacity; ++i) {
         vd_array *a = &op.arrays[i];
-        release_buffer(&a->before, &a->before_cap, &a->before_pinned);
-        release_buffer(&a->other, &a->other_cap, &a->other_pinned);
+        duo_vd_buffer_free(&a->before, &a->before_cap, &a->before_pinned);
+        duo_vd_buffer_free(&a->other, &a->other_cap, &a->other_pinned);
     }
     free(op.arrays);
     memset(&op, 0, sizeof op);
 }
 
-/* *buf holds at least `bytes` (kept if it does already; contents not
- * kept otherwise), pinned on the GPU where it can be; 0 when no memory
- * is left. */
-static int reserve(unsigned char **buf, size_t *cap, int *pinned,
-                   size_t bytes)
+int duo_vd_buffer_reserve(unsigned char **buf, size_t *cap, int *pinned,
+                          size_t bytes)
 {
     if (*cap >= bytes && *buf != NULL)
         return 1;
-    release_buffer(buf, cap, pinned);
+    duo_vd_buffer_free(buf, cap, pinned);
     const size_t size = bytes > 0 ? bytes : 1;
     void *p = NULL;
     duo_error_saved program_error;
@@ -271,9 +268,11 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         if (!gpu && !a->written)
             continue;
         const size_t bytes = a->alloc.bytes;
-        if (!reserve(&a->before, &a->before_cap, &a->before_pinned, bytes) ||
+        if (!duo_vd_buffer_reserve(&a->before, &a->before_cap,
+                                   &a->before_pinned, bytes) ||
             (a->written &&
-             !reserve(&a->other, &a->other_cap, &a->other_pinned, bytes)))
+             !duo_vd_buffer_reserve(&a->other, &a->other_cap,
+                                    &a->other_pinned, bytes)))
             return skip("no host memory for the check");
         if (!fetch(a->before, a))
             return skip("copying its inputs failed");

@@ -96,10 +96,42 @@ static void reference_end(void)
 #endif
 }
 
-/* A host copy of `bytes` of device memory at p (NULL, with the reason
- * counted as a skip, where p is not inside one duo allocation or the
- * copy fails). */
-static void *host_copy(const void *p, size_t bytes)
+/* The host copies of an operation's inputs and results, one slot each
+ * (a dot's x and y of each product; gemm's a, b, c and its result), kept
+ * from call to call like the launch checks' buffers: pinned on the GPU
+ * where they can be, freed at duo_finalize.  Pageable memory allocated
+ * per call copied at a few GB/s, and a validated duo-cg spent most of
+ * its time there. */
+enum { SLOTS = 2 * DUO_DOT_MAX };
+_Static_assert(SLOTS >= 4, "gemm's check takes four slots");
+static struct {
+    unsigned char *buf;
+    size_t cap;
+    int pinned;
+} slots[SLOTS];
+
+void duo_vd_ops_free(void)
+{
+    for (int k = 0; k < SLOTS; ++k)
+        duo_vd_buffer_free(&slots[k].buf, &slots[k].cap, &slots[k].pinned);
+}
+
+/* Slot k, holding at least `bytes` (NULL, with the reason counted as a
+ * skip, where there is no memory for it). */
+static void *slot(int k, size_t bytes)
+{
+    if (!duo_vd_buffer_reserve(&slots[k].buf, &slots[k].cap,
+                               &slots[k].pinned, bytes)) {
+        duo_vd_count_skipped("no host memory for the check");
+        return NULL;
+    }
+    return slots[k].buf;
+}
+
+/* A host copy of `bytes` of device memory at p, in slot k (NULL, with
+ * the reason counted as a skip, where p is not inside one duo
+ * allocation or the copy fails). */
+static void *host_copy(int k, const void *p, size_t bytes)
 {
     duo_alloc_view v;
     if (!duo_registry_find(p, &v) ||
@@ -107,18 +139,15 @@ static void *host_copy(const void *p, size_t bytes)
         duo_vd_count_skipped("an input is not memory from duo_malloc");
         return NULL;
     }
-    void *h = malloc(bytes > 0 ? bytes : 1);
-    if (h == NULL) {
-        duo_vd_count_skipped("no host memory for the check");
+    void *h = slot(k, bytes);
+    if (h == NULL)
         return NULL;
-    }
     const double t0 = duo_vd_now();
     const int ok = bytes == 0 || duo_be_memcpy(h, p, bytes,
                                               DUO_DEVICE_TO_HOST) ==
                                      DUO_SUCCESS;
     duo_vd_add_copy_seconds(duo_vd_now() - t0);
     if (!ok) {
-        free(h);
         duo_vd_count_skipped("copying its inputs failed");
         return NULL;
     }
@@ -171,10 +200,9 @@ duo_status duo_vd_reduce(duo_reduce_op op, duo_dtype type, const void *x,
     reference_begin();
     if (duo_vd_gpu()) {
 #if defined(DUO_TWO_PATHS)
-        void *hx = host_copy(x, n * duo_dtype_size(type));
+        void *hx = host_copy(0, x, n * duo_dtype_size(type));
         ok = hx != NULL &&
              duo_host_be_reduce(op, type, hx, n, ref) == DUO_SUCCESS;
-        free(hx);
 #endif
     } else {
         ok = duo_be_reduce(op, type, x, n, ref) == DUO_SUCCESS;
@@ -205,10 +233,9 @@ duo_status duo_vd_reduce_arg(duo_reduce_op op, duo_dtype type,
     reference_begin();
     if (duo_vd_gpu()) {
 #if defined(DUO_TWO_PATHS)
-        void *hx = host_copy(x, n * duo_dtype_size(type));
+        void *hx = host_copy(0, x, n * duo_dtype_size(type));
         ok = hx != NULL && duo_host_be_reduce_arg(op, type, hx, n, &ref_index,
                                                   ref) == DUO_SUCCESS;
-        free(hx);
 #endif
     } else {
         ok = duo_be_reduce_arg(op, type, x, n, &ref_index, ref) ==
@@ -264,10 +291,9 @@ duo_status duo_vd_reduce_async(duo_reduce_op op, duo_dtype type,
     reference_begin();
     if (ok && duo_vd_gpu()) {
 #if defined(DUO_TWO_PATHS)
-        void *hx = host_copy(x, n * duo_dtype_size(type));
+        void *hx = host_copy(0, x, n * duo_dtype_size(type));
         ok = hx != NULL && duo_host_be_reduce_async(op, type, hx, n, ref,
                                                     NULL) == DUO_SUCCESS;
-        free(hx);
 #endif
     } else if (ok) {
         ok = duo_be_reduce_async(op, type, x, n, result, stream) ==
@@ -307,16 +333,15 @@ duo_status duo_vd_dot_async(duo_dtype type, size_t n, int count,
         const void *hx[DUO_DOT_MAX] = {NULL}, *hy[DUO_DOT_MAX] = {NULL};
         const size_t in = n * duo_dtype_size(type);
         for (int k = 0; k < count && ok; ++k) {
-            hx[k] = host_copy(x[k], in);
-            hy[k] = hx[k] != NULL ? host_copy(y[k], in) : NULL;
+            hx[k] = host_copy(2 * k, x[k], in);
+            /* x.x (a norm) copies x once */
+            hy[k] = hx[k] == NULL ? NULL
+                    : y[k] == x[k] ? hx[k]
+                                   : host_copy(2 * k + 1, y[k], in);
             ok = hy[k] != NULL;
         }
         ok = ok && duo_host_be_dot_async(type, n, count, hx, hy, ref,
                                          NULL) == DUO_SUCCESS;
-        for (int k = 0; k < count; ++k) {
-            free((void *)hx[k]);
-            free((void *)hy[k]);
-        }
 #endif
     } else if (ok) {
         ok = duo_be_dot_async(type, n, count, x, y, result, stream) ==
@@ -396,28 +421,26 @@ static duo_status gemm_checked(const gemm_call *g)
     /* C before the real run: the reference starts from it. */
     void *c0 = NULL, *ha = NULL, *hb = NULL;
     if (duo_vd_gpu()) {
-        ha = host_copy(g->a, span(g->ta == DUO_TRANS, g->m, g->k, g->lda,
-                                  size));
-        hb = ha ? host_copy(g->b, span(g->tb == DUO_TRANS, g->k, g->n,
-                                       g->ldb, size))
+        ha = host_copy(0, g->a, span(g->ta == DUO_TRANS, g->m, g->k, g->lda,
+                                     size));
+        hb = ha ? host_copy(1, g->b, span(g->tb == DUO_TRANS, g->k, g->n,
+                                          g->ldb, size))
                 : NULL;
-        c0 = hb ? host_copy(g->c, cbytes) : NULL;
+        c0 = hb ? host_copy(2, g->c, cbytes) : NULL;
     } else {
-        c0 = malloc(cbytes > 0 ? cbytes : 1);
-        if (c0 == NULL)
-            duo_vd_count_skipped("no host memory for the check");
-        else
+        c0 = slot(2, cbytes);
+        if (c0 != NULL)
             memcpy(c0, g->c, cbytes);
     }
     duo_status status = run_gemm(g, g->a, g->b, g->c, 0);
-    if (status != DUO_SUCCESS || c0 == NULL) {
-        free(ha);
-        free(hb);
-        free(c0);
+    if (status != DUO_SUCCESS || c0 == NULL)
+        return status;
+    void *got = slot(3, cbytes);
+    if (got == NULL) {
+        duo_vd_add_seconds(duo_vd_now() - t0);
         return status;
     }
-    void *got = malloc(cbytes > 0 ? cbytes : 1);
-    int ok = got != NULL && fetch_result(got, g->c, cbytes);
+    int ok = fetch_result(got, g->c, cbytes);
     reference_begin();
     if (ok && duo_vd_gpu()) {
         ok = run_gemm(g, ha, hb, c0, 1) == DUO_SUCCESS;
@@ -439,10 +462,6 @@ static duo_status gemm_checked(const gemm_call *g)
                 got, c0, cbytes / size);
     else
         duo_vd_count_skipped("copying its inputs or results failed");
-    free(got);
-    free(ha);
-    free(hb);
-    free(c0);
     duo_vd_add_seconds(duo_vd_now() - t0);
     return status;
 }
