@@ -40,6 +40,9 @@ void duo_vd_ops_free(void);
 int duo_vd_buffer_reserve(unsigned char **buf, size_t *cap, int *pinned,
                           size_t bytes);
 void duo_vd_buffer_free(unsigned char **buf, size_t *cap, int *pinned);
+/* Whether any 8-byte word of n bytes (a struct's, where it keeps its
+ * pointers) is an address in a duo allocation or in device memory. */
+int duo_vd_holds_device_address(const void *bytes, size_t n);
 
 /* 1 on the GPU (host path against GPU), 0 on the host (one thread
  * against all threads). */

@@ -183,13 +183,12 @@ enum { PLAIN_MAX_BYTES = 1 << 16 };
 static const char *const MAY_HOLD_POINTERS =
     "an argument may hold device pointers (a struct, or a pointer to one)";
 
-/* Whether a's bytes, as fetched, hold an address of device memory in
- * any 8-byte word (where a struct keeps its pointers). */
-static int holds_device_address(const vd_array *a)
+int duo_vd_holds_device_address(const void *bytes, size_t n)
 {
-    for (size_t at = 0; at + 8 <= a->alloc.bytes; at += 8) {
+    const unsigned char *b = (const unsigned char *)bytes;
+    for (size_t at = 0; at + 8 <= n; at += 8) {
         uint64_t w;
-        memcpy(&w, a->before + at, sizeof w);
+        memcpy(&w, b + at, sizeof w);
         if (w == 0)
             continue;
         const void *p = (const void *)(uintptr_t)w;
@@ -276,7 +275,7 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
             return skip("no host memory for the check");
         if (!fetch(a->before, a))
             return skip("copying its inputs failed");
-        if (a->plain && holds_device_address(a))
+        if (a->plain && duo_vd_holds_device_address(a->before, bytes))
             return skip("a struct that an argument points to holds a "
                         "device pointer");
     }

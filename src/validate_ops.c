@@ -1,7 +1,8 @@
 /*
  * validate_ops.c - the checks of duo's own operations under DUO_VALIDATE
  * (validate.h): duo_reduce, duo_reduce_arg, duo_reduce_async,
- * duo_dot_async and duo_gemm_f32/f64.  Each runs as usual, then once more
+ * duo_dot_async, duo_gemm_f32/f64 and users' reductions
+ * (DUO_REDUCE_DEFINE, kernel_validate.h).  Each runs as usual, then once more
  * as the reference -- on the GPU the host path over host copies of its
  * inputs, on the host with one thread -- and the two results are
  * compared.  The inputs are the memory as it was before the operation
@@ -359,6 +360,47 @@ duo_status duo_vd_dot_async(duo_dtype type, size_t n, int count,
         compare(what, "result", DUO_VD_F64, got, ref, (size_t)count);
     duo_vd_add_seconds(duo_vd_now() - t0);
     return status;
+}
+
+/* ---- user reductions (DUO_REDUCE_DEFINE) ---------------------------- */
+
+static struct {
+    double t0;
+    const char *name, *file;
+    int line;
+} user;
+
+int duo_vd_user_reduce_begin(const char *name, const char *file, int line,
+                             const void *args, size_t args_bytes)
+{
+    user.t0 = duo_vd_now();
+    user.name = name;
+    user.file = file;
+    user.line = line;
+    if (duo_vd_gpu() && duo_vd_holds_device_address(args, args_bytes)) {
+        duo_vd_count_skipped("a user reduction's arguments hold a device "
+                             "pointer");
+        duo_vd_add_seconds(duo_vd_now() - user.t0);
+        return 0;
+    }
+    reference_begin();
+    return 1;
+}
+
+void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
+                            int ref_ok)
+{
+    reference_end();
+    const char *slash = strrchr(user.file, '/');
+    char what[320];
+    snprintf(what, sizeof what, "reduction #%llu, user reduction %s at "
+             "%s:%d", (unsigned long long)++numbers[0], user.name,
+             slash ? slash + 1 : user.file, user.line);
+    if (ref_ok)
+        compare(what, "result", kind, got, ref, 1);
+    else
+        duo_vd_count_skipped("its reference run failed");
+    duo_vd_add_seconds(duo_vd_now() - user.t0);
 }
 
 /* ---- gemm ---------------------------------------------------------- */

@@ -31,6 +31,9 @@
  * plain data (one field differently on the GPU) and `affine` reads it,
  * both checked on the GPU too; `doubled` follows a device pointer held
  * in a struct, skipped on the GPU with that reason.
+ * User reductions: `planted_sum` adds 1 per term on the GPU only;
+ * `read_sum` reads an array through its arguments, skipped on the GPU
+ * (its arguments hold a device pointer), checked on the host.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -142,6 +145,30 @@ DUO_KERNEL(doubled, size_t n, const pair *h)
     DUO_FOR(i, n)
         h->x[i] = 2.0f * h->x[i];
 }
+
+typedef struct term_args {
+    double scale;
+} term_args;
+
+DUO_DEVICE double planted_term(size_t i, term_args a)
+{
+#if defined(__CUDA_ARCH__)
+    return a.scale * (double)i + 1.0;
+#else
+    return a.scale * (double)i;
+#endif
+}
+DUO_REDUCE_DEFINE(planted_sum, double, DUO_SUM, planted_term, term_args)
+
+typedef struct read_args {
+    const float *x;
+} read_args;
+
+DUO_DEVICE float read_term(size_t i, read_args a)
+{
+    return a.x[i];
+}
+DUO_REDUCE_DEFINE(read_sum, float, DUO_SUM, read_term, read_args)
 
 static char *slurp(const char *path)
 {
@@ -470,6 +497,64 @@ static void check_struct_pointers(int gpu)
     remove(report);
 }
 
+/* User reductions under DUO_VALIDATE=1: each is run again as the
+ * reference (the host path on the GPU, one thread on the host) and the
+ * results compared; the GPU's plant is named; arguments that hold a
+ * device pointer are skipped on the GPU.  The program keeps the run's
+ * result. */
+static void check_user_reductions(int gpu)
+{
+    char report[] = "/tmp/duo-test-validate-user.XXXXXX";
+    const int fd = mkstemp(report);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    setenv("DUO_VALIDATE", "1", 1);
+    setenv("DUO_VALIDATE_REPORT", report, 1);
+    CHECK_OK(duo_init());
+    enum { TERMS = 1000 };
+    term_args ta = {0.5};
+    double total = -1.0;
+    CHECK_OK(planted_sum(TERMS, ta, &total));
+    /* 0.5 (0 + 1 + ... + 999), exact; the GPU adds 1 per term. */
+    CHECK(total == (gpu ? 249750.0 + TERMS : 249750.0));
+    float hx[NI];
+    double want = 0.0;
+    for (int i = 0; i < NI; ++i) {
+        hx[i] = (float)(i % 7) - 3.0f; /* small integers: any order exact */
+        want += hx[i];
+    }
+    float *x = NULL;
+    CHECK_OK(duo_malloc((void **)&x, sizeof hx));
+    CHECK_OK(duo_memcpy(x, hx, sizeof hx, DUO_HOST_TO_DEVICE));
+    read_args ra = {x};
+    float sum = -1.0f;
+    CHECK_OK(read_sum(NI, ra, &sum));
+    CHECK(sum == (float)want);
+    duo_free(x);
+    CHECK_OK(duo_finalize());
+    unsetenv("DUO_VALIDATE_REPORT");
+    char *text = slurp(report);
+    CHECK(text != NULL);
+    if (text == NULL)
+        text = (char *)calloc(1, 1);
+    printf("--- user reduction report (%s) ---\n%s---\n",
+           gpu ? "GPU" : "host", text);
+    CHECK_MSG(strstr(text, "read_sum") == NULL,
+              "a reduction that agrees was reported");
+    if (gpu) {
+        CHECK_CONTAINS(text, "reduction #1, user reduction planted_sum at "
+                             "test_validate.c:");
+        CHECK_CONTAINS(text, "1 operation(s) checked, 1 differ, 1 skipped "
+                             "(1: a user reduction's arguments hold a "
+                             "device pointer)");
+    } else {
+        CHECK_CONTAINS(text, "2 operation(s) checked, 0 differ");
+    }
+    free(text);
+    remove(report);
+}
+
 /* Bad settings: duo_init fails and names the valid values. */
 static void check_bad_settings(void)
 {
@@ -563,6 +648,7 @@ int main(int argc, char **argv)
 
     check_graph(gpu, threads);
     check_struct_pointers(gpu);
+    check_user_reductions(gpu);
     setenv("DUO_VALIDATE", "1", 1);
 
     /* DUO_VALIDATE=abort: the planted divergence stops the program with

@@ -384,13 +384,30 @@ template <class T> static inline T duo_cuda_host_DUO_MAX(T a, T b)
     DUO_HOST_REDUCE_DEFINE_(name, T, name##_duo_op::acc,                     \
                             duo_cuda_host_##op, name##_duo_op::identity(),   \
                             name##_duo_element, Args)                        \
-    duo_status name(size_t n, Args args, T *result)                          \
+    static duo_status name##_duo_run(size_t n, Args args, T *result)         \
     {                                                                        \
         if (duo_host_path())                                                 \
             return name##_duo_host(n, args, result);                         \
         return duo_cuda_user_reduce<name##_duo_op, T, Args,                  \
                                     name##_duo_element>(                     \
             n, args, result, #name, __FILE__, __LINE__);                     \
+    }                                                                        \
+    duo_status name(size_t n, Args args, T *result)                          \
+    {                                                                        \
+        if (result == NULL || !duo_validating())                             \
+            return name##_duo_run(n, args, result);                          \
+        T got_, ref_;                                                        \
+        const duo_status status_ = name##_duo_run(n, args, &got_);           \
+        if (status_ == DUO_SUCCESS &&                                        \
+            duo_vd_user_reduce_begin(#name, __FILE__, __LINE__, &args,       \
+                                     sizeof args)) {                         \
+            const duo_status ref_status_ = name##_duo_host(n, args, &ref_);  \
+            duo_vd_user_reduce_end(duo_vd_pointee_kind_<T>(), &got_, &ref_,  \
+                                   ref_status_ == DUO_SUCCESS);              \
+        }                                                                    \
+        if (status_ == DUO_SUCCESS)                                          \
+            *result = got_;                                                  \
+        return status_;                                                      \
     }
 
 #endif /* DUO_KERNEL_CUDA_H */

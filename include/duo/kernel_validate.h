@@ -68,6 +68,17 @@ void duo_vd_rerun(void);
 /* Compare, report, and free what the check held. */
 void duo_vd_end(void);
 
+/* A user reduction (DUO_REDUCE_DEFINE) under DUO_VALIDATE, once its run
+ * (the GPU, or every thread) gave its result: begin says whether a
+ * reference run follows -- on the host, with one thread; on the GPU, the
+ * host path over `args` as they are, only where none of their 8-byte
+ * words is a device address (else the check is skipped) -- and end
+ * compares the two results (`kind`: DUO_VD_* of T). */
+int duo_vd_user_reduce_begin(const char *name, const char *file, int line,
+                             const void *args, size_t args_bytes);
+void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
+                            int ref_ok);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
