@@ -1,10 +1,11 @@
 /*
  * stream.cu (CUDA) - a duo_stream is a CUDA stream plus the device
  * scratch its reductions use, so reductions queued on different streams
- * never share partials, and the memory its scans keep (scan.cu).  Streams are created blocking, so they order
- * themselves with the default stream on which duo_reduce and duo_gemm
- * run.  While a graph is captured, the captured stream's work goes to the
- * capture stream of graph.cu instead.
+ * never share partials, and the memory its scans keep (scan.cu).
+ * Streams are created blocking, so they order themselves with the
+ * default stream on which duo_reduce and duo_gemm run.  While a graph is
+ * captured, the captured stream's work goes to the capture stream of
+ * graph.cu instead.
  */
 #include <stdlib.h>
 

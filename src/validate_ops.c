@@ -2,9 +2,9 @@
  * validate_ops.c - the checks of duo's own operations under DUO_VALIDATE
  * (validate.h): duo_reduce, duo_reduce_arg, duo_reduce_async,
  * duo_dot_async, duo_gemm_f32/f64 and users' reductions
- * (DUO_REDUCE_DEFINE, kernel_validate.h).  Each runs as usual, then once more
- * as the reference -- on the GPU the host path over host copies of its
- * inputs, on the host with one thread -- and the two results are
+ * (DUO_REDUCE_DEFINE, kernel_validate.h).  Each runs as usual, then once
+ * more as the reference -- on the GPU the host path over host copies of
+ * its inputs, on the host with one thread -- and the two results are
  * compared.  The inputs are the memory as it was before the operation
  * (gemm's C is copied first), so a difference is the operation's own.
  */
