@@ -187,6 +187,32 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* DUO_VALIDATE=1 for the next duo_init, its report to a new temporary
+ * file made from the mkstemp template `report`. */
+static void report_open(char *report)
+{
+    const int fd = mkstemp(report);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    setenv("DUO_VALIDATE", "1", 1);
+    setenv("DUO_VALIDATE_REPORT", report, 1);
+}
+
+/* After duo_finalize: the report's text (never NULL; free it), printed
+ * under `title`; the file is removed and DUO_VALIDATE_REPORT unset. */
+static char *report_take(const char *report, const char *title, int gpu)
+{
+    unsetenv("DUO_VALIDATE_REPORT");
+    char *text = slurp(report);
+    CHECK(text != NULL);
+    if (text == NULL)
+        text = (char *)calloc(1, 1);
+    printf("--- %s (%s) ---\n%s---\n", title, gpu ? "GPU" : "host", text);
+    remove(report);
+    return text;
+}
+
 /* The kernels on random inputs; their results in *out (host copies). */
 typedef struct results {
     float y[N];
@@ -385,24 +411,14 @@ static void check_graph(int gpu, int threads)
     CHECK_OK(duo_finalize());
 
     char report[] = "/tmp/duo-test-validate-graph.XXXXXX";
-    const int fd = mkstemp(report);
-    CHECK(fd >= 0);
-    if (fd >= 0)
-        close(fd);
-    setenv("DUO_VALIDATE", "1", 1);
-    setenv("DUO_VALIDATE_REPORT", report, 1);
+    report_open(report);
     CHECK_OK(duo_init());
     run_graph(gpu, y_checked, p_checked);
     CHECK_OK(duo_finalize());
-    unsetenv("DUO_VALIDATE_REPORT");
     CHECK_MSG(memcmp(y_plain, y_checked, sizeof y_plain) == 0 &&
                   memcmp(p_plain, p_checked, sizeof p_plain) == 0,
               "validated graph replays left other results than plain ones");
-    char *text = slurp(report);
-    CHECK(text != NULL);
-    if (text == NULL)
-        text = (char *)calloc(1, 1);
-    printf("--- graph report (%s) ---\n%s---\n", gpu ? "GPU" : "host", text);
+    char *text = report_take(report, "graph report", gpu);
     CHECK_MSG(strstr(text, "kernel scale") == NULL,
               "a kernel that agrees was reported");
     if (gpu) {
@@ -419,7 +435,6 @@ static void check_graph(int gpu, int threads)
         CHECK_CONTAINS(text, "4 operation(s) checked, 0 differ");
     }
     free(text);
-    remove(report);
 }
 
 /* Kernels that take pointers to structs in duo memory, under
@@ -429,12 +444,7 @@ static void check_graph(int gpu, int threads)
 static void check_struct_pointers(int gpu)
 {
     char report[] = "/tmp/duo-test-validate-struct.XXXXXX";
-    const int fd = mkstemp(report);
-    CHECK(fd >= 0);
-    if (fd >= 0)
-        close(fd);
-    setenv("DUO_VALIDATE", "1", 1);
-    setenv("DUO_VALIDATE_REPORT", report, 1);
+    report_open(report);
     CHECK_OK(duo_init());
     test_rng rng;
     test_rng_seed(&rng, 2053);
@@ -473,13 +483,7 @@ static void check_struct_pointers(int gpu)
     duo_free(x);
     duo_free(y);
     CHECK_OK(duo_finalize());
-    unsetenv("DUO_VALIDATE_REPORT");
-    char *text = slurp(report);
-    CHECK(text != NULL);
-    if (text == NULL)
-        text = (char *)calloc(1, 1);
-    printf("--- struct report (%s) ---\n%s---\n", gpu ? "GPU" : "host",
-           text);
+    char *text = report_take(report, "struct report", gpu);
     CHECK_MSG(strstr(text, "kernel affine") == NULL,
               "a kernel that agrees was reported");
     if (gpu) {
@@ -494,7 +498,6 @@ static void check_struct_pointers(int gpu)
         CHECK_CONTAINS(text, "3 operation(s) checked, 0 differ");
     }
     free(text);
-    remove(report);
 }
 
 /* User reductions under DUO_VALIDATE=1: each is run again as the
@@ -505,12 +508,7 @@ static void check_struct_pointers(int gpu)
 static void check_user_reductions(int gpu)
 {
     char report[] = "/tmp/duo-test-validate-user.XXXXXX";
-    const int fd = mkstemp(report);
-    CHECK(fd >= 0);
-    if (fd >= 0)
-        close(fd);
-    setenv("DUO_VALIDATE", "1", 1);
-    setenv("DUO_VALIDATE_REPORT", report, 1);
+    report_open(report);
     CHECK_OK(duo_init());
     enum { TERMS = 1000 };
     term_args ta = {0.5};
@@ -533,13 +531,7 @@ static void check_user_reductions(int gpu)
     CHECK(sum == (float)want);
     duo_free(x);
     CHECK_OK(duo_finalize());
-    unsetenv("DUO_VALIDATE_REPORT");
-    char *text = slurp(report);
-    CHECK(text != NULL);
-    if (text == NULL)
-        text = (char *)calloc(1, 1);
-    printf("--- user reduction report (%s) ---\n%s---\n",
-           gpu ? "GPU" : "host", text);
+    char *text = report_take(report, "user reduction report", gpu);
     CHECK_MSG(strstr(text, "read_sum") == NULL,
               "a reduction that agrees was reported");
     if (gpu) {
@@ -552,7 +544,6 @@ static void check_user_reductions(int gpu)
         CHECK_CONTAINS(text, "2 operation(s) checked, 0 differ");
     }
     free(text);
-    remove(report);
 }
 
 /* Bad settings: duo_init fails and names the valid values. */

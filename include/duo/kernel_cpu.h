@@ -86,22 +86,7 @@
 #define DUO_REDUCE_DEFINE(name, T, op, fn, Args)                             \
     DUO_HOST_REDUCE_DEFINE_(name, T, DUO_ACC_##op(T), DUO_COMBINE_##op,      \
                             DUO_IDENTITY_##op(T), fn, Args)                  \
-    duo_status name(size_t n, Args args, T *result)                          \
-    {                                                                        \
-        if (result == NULL || !duo_validating())                             \
-            return name##_duo_host(n, args, result);                         \
-        T got_, ref_;                                                        \
-        const duo_status status_ = name##_duo_host(n, args, &got_);         \
-        if (status_ == DUO_SUCCESS &&                                        \
-            duo_vd_user_reduce_begin(#name, __FILE__, __LINE__, &args,       \
-                                     sizeof args)) {                         \
-            const duo_status ref_status_ = name##_duo_host(n, args, &ref_);  \
-            duo_vd_user_reduce_end(DUO_VD_KIND_((T *)0), &got_, &ref_,       \
-                                   ref_status_ == DUO_SUCCESS);              \
-        }                                                                    \
-        if (status_ == DUO_SUCCESS)                                          \
-            *result = got_;                                                  \
-        return status_;                                                      \
-    }
+    DUO_VD_USER_REDUCE_(name, T, Args, name##_duo_host, name##_duo_host,     \
+                        DUO_VD_KIND_((T *)0))
 
 #endif /* DUO_KERNEL_CPU_H */

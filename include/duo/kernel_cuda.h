@@ -392,22 +392,7 @@ template <class T> static inline T duo_cuda_host_DUO_MAX(T a, T b)
                                     name##_duo_element>(                     \
             n, args, result, #name, __FILE__, __LINE__);                     \
     }                                                                        \
-    duo_status name(size_t n, Args args, T *result)                          \
-    {                                                                        \
-        if (result == NULL || !duo_validating())                             \
-            return name##_duo_run(n, args, result);                          \
-        T got_, ref_;                                                        \
-        const duo_status status_ = name##_duo_run(n, args, &got_);           \
-        if (status_ == DUO_SUCCESS &&                                        \
-            duo_vd_user_reduce_begin(#name, __FILE__, __LINE__, &args,       \
-                                     sizeof args)) {                         \
-            const duo_status ref_status_ = name##_duo_host(n, args, &ref_);  \
-            duo_vd_user_reduce_end(duo_vd_pointee_kind_<T>(), &got_, &ref_,  \
-                                   ref_status_ == DUO_SUCCESS);              \
-        }                                                                    \
-        if (status_ == DUO_SUCCESS)                                          \
-            *result = got_;                                                  \
-        return status_;                                                      \
-    }
+    DUO_VD_USER_REDUCE_(name, T, Args, name##_duo_run, name##_duo_host,      \
+                        duo_vd_pointee_kind_<T>())
 
 #endif /* DUO_KERNEL_CUDA_H */

@@ -79,6 +79,29 @@ int duo_vd_user_reduce_begin(const char *name, const char *file, int line,
 void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
                             int ref_ok);
 
+/* A user reduction's public function (DUO_REDUCE_DEFINE, every build):
+ * `run` gives the result (the GPU's, or every thread's); under
+ * DUO_VALIDATE `ref` runs again as the reference (the host path; one
+ * thread on the host) and the two are compared.  `kind`: DUO_VD_* of T. */
+#define DUO_VD_USER_REDUCE_(name, T, Args, run, ref, kind)                  \
+    duo_status name(size_t n, Args args, T *result)                         \
+    {                                                                       \
+        if (result == NULL || !duo_validating())                            \
+            return run(n, args, result);                                    \
+        T got_, ref_;                                                       \
+        const duo_status status_ = run(n, args, &got_);                     \
+        if (status_ == DUO_SUCCESS &&                                       \
+            duo_vd_user_reduce_begin(#name, __FILE__, __LINE__, &args,      \
+                                     sizeof args)) {                        \
+            const duo_status ref_status_ = ref(n, args, &ref_);             \
+            duo_vd_user_reduce_end(kind, &got_, &ref_,                      \
+                                   ref_status_ == DUO_SUCCESS);             \
+        }                                                                   \
+        if (status_ == DUO_SUCCESS)                                         \
+            *result = got_;                                                 \
+        return status_;                                                     \
+    }
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
