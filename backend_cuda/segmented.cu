@@ -61,6 +61,15 @@ enum OffsetsCheck : unsigned {
 /* Most segments that share their blocks' slots through the scratch
  * (S > 1): their slots and counters fit the scratch (cuda_check.h). */
 constexpr size_t SPLIT_SEGMENTS = DUO_CUDA_SEGMENT_SPLIT_MAX;
+/* Blocks of group_kernel that a multiprocessor holds at once: four (64
+ * registers a thread) for one-word accumulators, so that 2^10 segments
+ * of 2^12 f32 elements (512 blocks) run in one wave and longer ones keep
+ * twice as many loads in flight as at two; three for index pairs, which
+ * would spill at 64. */
+template <class Acc> constexpr int group_blocks_per_sm()
+{
+    return sizeof(Acc) <= 8 ? 4 : 3;
+}
 
 /* griddepcontrol.launch_dependents: the next kernel on the stream, if
  * launched early, may start now. */
@@ -268,9 +277,32 @@ __device__ typename Op::acc warp_chunk(const Segment<In> &g, size_t c)
     return w[0];
 }
 
+/* A whole run of `steps` steps (a multiple of B) of one thread's lanes,
+ * B 16-byte loads in flight at a time.  The loop over batches is not
+ * unrolled and has no bounds test: unrolled with a test on each load,
+ * it spilled group_kernel at its 64 registers. */
+template <class Op, class In, unsigned B>
+__device__ void whole_steps(typename Op::acc *lanes, const uint4 *p,
+                            size_t first, unsigned steps)
+{
+    constexpr int LANES = DUO_REDUCE_LANES(sizeof(In));
+#pragma unroll 1
+    for (unsigned s0 = 0; s0 < steps; s0 += B) {
+        uint4 raw[B];
+#pragma unroll
+        for (unsigned b = 0; b < B; ++b)
+            raw[b] = __ldg(p + (size_t)(s0 + b) * THREADS);
+#pragma unroll
+        for (unsigned b = 0; b < B; ++b)
+            combine_vector<Op, In>(lanes, raw[b],
+                                   first + (size_t)(s0 + b) * LANES);
+    }
+}
+
 /* Steps 2 to 4 for chunk c of `steps` (> 1) steps by one warp, as
  * warp_chunk plays the chunk's threads: one thread-warp v at a time, its
- * steps STEP_BATCH loads at a time, and its folded value kept by lane v
+ * steps up to STEP_BATCH loads at a time (a chunk has 2, 4, 8 or 16
+ * steps), and its folded value kept by lane v
  * (so that no array is indexed by v: that would put warp_chunk's arrays
  * in local memory too).  Lanes 0 .. WARPS - 1 then fold in halves as
  * warp_chunk's w[] does.  Valid in lane 0. */
@@ -294,18 +326,12 @@ __device__ typename Op::acc warp_chunk_steps(const Segment<In> &g, size_t c,
             lanes[k] = Op::identity();
         if (whole) {
             const uint4 *p = reinterpret_cast<const uint4 *>(g.x + first);
-            for (unsigned s0 = 0; s0 < steps; s0 += STEP_BATCH) {
-                uint4 raw[STEP_BATCH];
-#pragma unroll
-                for (unsigned b = 0; b < STEP_BATCH; ++b)
-                    if (s0 + b < steps)
-                        raw[b] = __ldg(p + (size_t)(s0 + b) * THREADS);
-#pragma unroll
-                for (unsigned b = 0; b < STEP_BATCH; ++b)
-                    if (s0 + b < steps)
-                        combine_vector<Op, In>(
-                            lanes, raw[b], first + (size_t)(s0 + b) * LANES);
-            }
+            if (steps % STEP_BATCH == 0)
+                whole_steps<Op, In, STEP_BATCH>(lanes, p, first, steps);
+            else if (steps % 4 == 0)
+                whole_steps<Op, In, 4>(lanes, p, first, steps);
+            else
+                whole_steps<Op, In, 2>(lanes, p, first, steps);
         } else {
             for (unsigned k = 0; k < steps; ++k)
                 if (first + (size_t)k * LANES < g.n)
@@ -369,8 +395,8 @@ __device__ typename Op::acc long_chunk_partial(const Segment<In> &g,
  * as W divides P, every chunk of a slot is one warp's, which adds them
  * in order with no barrier.  Longer chunks with S > 1 take the whole
  * block each, so that all its warps work when P < WARPS; group_kernel
- * has no such path, which keeps its registers at 64 to 113 instead of
- * 115 to 128 (three or four blocks a multiprocessor instead of two). */
+ * has no such path, which lets it fit in 64 registers (see
+ * group_blocks_per_sm). */
 template <class Op, class In, bool Split>
 __device__ void share_chunks(const Segment<In> &g, unsigned j, unsigned S,
                              typename Op::acc *slots, size_t chunks,
@@ -482,7 +508,7 @@ __device__ bool start_segments(unsigned check, const size_t *offsets,
  * the whole block, one after the other, their chunks shared among the
  * warps and folded in the slots. */
 template <class Op, class In, class Out>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, group_blocks_per_sm<typename Op::acc>())
     group_kernel(const In *__restrict__ x, size_t n,
                  const size_t *__restrict__ offsets, size_t seg_len,
                  size_t nseg, unsigned K, unsigned check, char *scratch,
