@@ -43,6 +43,11 @@ void duo_vd_buffer_free(unsigned char **buf, size_t *cap, int *pinned);
 /* Whether any 8-byte word of n bytes (a struct's, where it keeps its
  * pointers) is an address in a duo allocation or in device memory. */
 int duo_vd_holds_device_address(const void *bytes, size_t n);
+/* Whether any 8-byte word of n bytes (an array reached through a
+ * pointer) is an address in a duo device allocation, or one from 2^32
+ * to 2^47 in other device memory: a test cheap enough for whole arrays,
+ * since most words are neither. */
+int duo_vd_array_holds_device_pointer(const void *bytes, size_t n);
 
 /* 1 on the GPU (host path against GPU), 0 on the host (one thread
  * against all threads). */

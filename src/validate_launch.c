@@ -27,8 +27,15 @@
  * launch, is an address in a duo allocation or in device memory
  * (duo_be_is_device_address): plain data, such as a solver's scalars,
  * which the host run can read from its copy.  A struct holding a device
- * pointer is skipped; so is one passed by value, whose bytes the check
- * does not see.
+ * pointer is skipped.  A struct passed by value is followed instead: each
+ * of its 8-byte words that is an address in a duo device allocation adds
+ * that allocation to the check (as written: nothing says what the kernel
+ * does with it), and the host run gets a copy of the struct with those
+ * words moved onto the shadows (duo_vd_shadow_words).  It is skipped
+ * where a word is a device address duo did not allocate or pinned host
+ * memory, or where an allocation it reaches itself holds addresses of
+ * duo device memory (an array of pointers: the host run would follow
+ * them into the GPU's memory).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +57,8 @@ typedef struct vd_array {
     const void *arg_ptr;     /* that argument's pointer                  */
     int written;             /* a non-const pointer reaches it           */
     int plain;               /* a struct's: must hold no device address  */
+    int through;             /* reached through a struct passed by value:
+                                must hold no address of duo device memory */
     unsigned char *before;   /* its bytes before the launch; on the GPU
                                 the host run then writes into them        */
     unsigned char *other;    /* host: every thread's results; GPU: the
@@ -199,12 +208,87 @@ int duo_vd_holds_device_address(const void *bytes, size_t n)
     return 0;
 }
 
+/* The span of the live duo device allocations, [lo, hi): a word outside
+ * it is no address of theirs, which spares most words a registry
+ * lookup.  Outside it, only words in [DEVICE_ASK_LO, DEVICE_ASK_HI) --
+ * user-space addresses of x86-64 and AArch64 above the first 4 GiB --
+ * are asked whether they are device memory from elsewhere: most data
+ * (floats and doubles of ordinary size, small integers) is not, and the
+ * question costs a driver call. */
+#define DEVICE_ASK_LO ((uint64_t)1 << 32)
+#define DEVICE_ASK_HI ((uint64_t)1 << 47)
+typedef struct device_span {
+    uintptr_t lo, hi;
+} device_span;
+
+static void widen_span(const duo_alloc_view *v, void *ctx)
+{
+    device_span *s = (device_span *)ctx;
+    const uintptr_t b = (uintptr_t)v->base;
+    if (v->kind != DUO_ALLOC_DEVICE)
+        return;
+    if (s->lo == s->hi || b < s->lo)
+        s->lo = b;
+    if (b + v->bytes > s->hi)
+        s->hi = b + v->bytes;
+}
+
+int duo_vd_array_holds_device_pointer(const void *bytes, size_t n)
+{
+    device_span span = {0, 0};
+    duo_registry_each(widen_span, &span);
+    const unsigned char *b = (const unsigned char *)bytes;
+    for (size_t at = 0; at + 8 <= n; at += 8) {
+        uint64_t w;
+        memcpy(&w, b + at, sizeof w);
+        duo_alloc_view v;
+        if (w >= span.lo && w < span.hi) {
+            if (duo_registry_find((const void *)(uintptr_t)w, &v) &&
+                v.kind == DUO_ALLOC_DEVICE)
+                return 1;
+        } else if (w >= DEVICE_ASK_LO && w < DEVICE_ASK_HI &&
+                   duo_be_is_device_address((const void *)(uintptr_t)w)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int skip(const char *reason)
 {
     duo_vd_count_skipped(reason);
     duo_vd_add_seconds(duo_vd_now() - op.t0);
     release();
     return 0;
+}
+
+/* GPU: the allocations a struct passed by value (n bytes) points into,
+ * added to the check; 0 (the reason counted) where it cannot be. */
+static int follow_struct(const unsigned char *bytes, size_t n)
+{
+    for (size_t at = 0; at + 8 <= n; at += 8) {
+        uint64_t w;
+        memcpy(&w, bytes + at, sizeof w);
+        if (w == 0)
+            continue;
+        const void *p = (const void *)(uintptr_t)w;
+        duo_alloc_view v;
+        if (!duo_registry_find(p, &v)) {
+            if (duo_be_is_device_address(p))
+                return skip("a struct argument holds a device pointer duo "
+                            "did not allocate");
+            continue; /* plain data, or a host address */
+        }
+        if (v.kind != DUO_ALLOC_DEVICE)
+            return skip("a struct argument points to pinned host memory "
+                        "(duo_malloc_host)");
+        vd_array *a = array_of(&v);
+        if (a == NULL)
+            return skip("no host memory for the check");
+        a->written = 1;
+        a->through = 1;
+    }
+    return 1;
 }
 
 int duo_vd_begin(const char *kernel, const char *file, int line,
@@ -226,6 +310,12 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
     int opaque = 0;
     for (int k = 0; k < nargs; ++k) {
         const int plain = gpu && args[k].kind == DUO_VD_OPAQUE;
+        if (plain && args[k].value != NULL) { /* a struct, by value */
+            if (!follow_struct((const unsigned char *)args[k].value,
+                               args[k].value_bytes))
+                return 0;
+            continue;
+        }
         if (plain && args[k].ptr == NULL) /* by value: bytes unseen */
             return skip(MAY_HOLD_POINTERS);
         if (args[k].kind == DUO_VD_OPAQUE && !gpu) {
@@ -278,6 +368,9 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         if (a->plain && duo_vd_holds_device_address(a->before, bytes))
             return skip("a struct that an argument points to holds a "
                         "device pointer");
+        if (a->through &&
+            duo_vd_array_holds_device_pointer(a->before, bytes))
+            return skip("a struct argument points to device pointers");
     }
     op.active = 1;
     return 1;
@@ -294,6 +387,25 @@ void *duo_vd_shadow(const void *p)
             return a->before + ((const char *)p - base);
     }
     return (void *)p; /* not reached: begin found every pointer */
+}
+
+void duo_vd_shadow_words(void *bytes, size_t n)
+{
+    unsigned char *b = (unsigned char *)bytes;
+    for (size_t at = 0; at + 8 <= n; at += 8) {
+        uint64_t w;
+        memcpy(&w, b + at, sizeof w);
+        for (int i = 0; i < op.narrays; ++i) {
+            const vd_array *a = &op.arrays[i];
+            const uintptr_t base = (uintptr_t)a->alloc.base;
+            if (w >= base && w < base + a->alloc.bytes) {
+                const uint64_t moved = (uint64_t)(uintptr_t)(a->before +
+                                                             (w - base));
+                memcpy(b + at, &moved, sizeof moved);
+                break;
+            }
+        }
+    }
 }
 
 void duo_vd_rerun(void)

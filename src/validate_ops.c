@@ -370,16 +370,75 @@ static struct {
     int line;
 } user;
 
+static int skip_user(const char *reason)
+{
+    duo_vd_count_skipped(reason);
+    return 0;
+}
+
+/* On the GPU: every 8-byte word of the arguments' bytes (args, n bytes)
+ * that is an address in a duo device allocation is moved onto a host
+ * copy of that allocation, in a slot of its own, so that the host path
+ * reads what the GPU read (a reduction writes no memory, so the copies
+ * taken after its run are its inputs).  What cannot be followed: a
+ * device address duo did not allocate, more allocations than slots, or
+ * an allocation that itself holds addresses in device memory (the host
+ * path would follow them into the GPU's memory), counted as skipped.
+ * 1 when the host path may run over the arguments. */
+static int follow_pointers(unsigned char *args, size_t n)
+{
+    const void *bases[SLOTS];
+    int used = 0;
+    for (size_t at = 0; at + 8 <= n; at += 8) {
+        uint64_t w;
+        memcpy(&w, args + at, sizeof w);
+        if (w == 0)
+            continue;
+        const void *p = (const void *)(uintptr_t)w;
+        duo_alloc_view v;
+        if (!duo_registry_find(p, &v)) {
+            if (duo_be_is_device_address(p))
+                return skip_user("a user reduction's arguments hold a "
+                                 "device pointer duo did not allocate");
+            continue; /* plain data, or a host address */
+        }
+        if (v.kind != DUO_ALLOC_DEVICE)
+            continue; /* pinned host memory: the host reads it as is */
+        int k = 0;
+        while (k < used && bases[k] != v.base)
+            ++k;
+        if (k == used) {
+            if (used == SLOTS)
+                return skip_user("a user reduction's arguments point into "
+                                 "more allocations than the check holds");
+            unsigned char *h = (unsigned char *)host_copy(k, v.base,
+                                                          v.bytes);
+            if (h == NULL)
+                return 0; /* host_copy counted the skip */
+            if (duo_vd_array_holds_device_pointer(h, v.bytes))
+                return skip_user("a user reduction's arguments point to "
+                                 "device pointers");
+            bases[used++] = v.base;
+        }
+        const uint64_t moved =
+            (uint64_t)(uintptr_t)(slots[k].buf +
+                                  ((const char *)p - (const char *)v.base));
+        memcpy(args + at, &moved, sizeof moved);
+    }
+    return 1;
+}
+
 int duo_vd_user_reduce_begin(const char *name, const char *file, int line,
-                             const void *args, size_t args_bytes)
+                             const void *args, void *host_args,
+                             size_t args_bytes)
 {
     user.t0 = duo_vd_now();
     user.name = name;
     user.file = file;
     user.line = line;
-    if (duo_vd_gpu() && duo_vd_holds_device_address(args, args_bytes)) {
-        duo_vd_count_skipped("a user reduction's arguments hold a device "
-                             "pointer");
+    memcpy(host_args, args, args_bytes);
+    if (duo_vd_gpu() &&
+        !follow_pointers((unsigned char *)host_args, args_bytes)) {
         duo_vd_add_seconds(duo_vd_now() - user.t0);
         return 0;
     }

@@ -23,8 +23,12 @@
  * times: it must be reported at least once, and every report of it must
  * name it, its line, its array and the index where the threads' shares
  * meet.
- * `through_struct` reaches its array through a struct: checked on the
- * host (every allocation is copied), skipped on the GPU.
+ * `through_struct` reaches its array through a struct passed by value:
+ * checked everywhere (on the host every allocation is copied; on the GPU
+ * the struct's pointer is followed to the array, and the host run gets
+ * a copy of the struct that points to its shadow).  `through_rows`
+ * reaches its array through an array of pointers in a struct: checked
+ * on the host, skipped on the GPU with that reason.
  * A graph of `scale` and the build's plant, replayed twice, must have
  * both launches of each replay checked and the plant named in each.
  * Pointers to structs in duo memory: `set_coeffs` writes a struct of
@@ -32,8 +36,10 @@
  * both checked on the GPU too; `doubled` follows a device pointer held
  * in a struct, skipped on the GPU with that reason.
  * User reductions: `planted_sum` adds 1 per term on the GPU only;
- * `read_sum` reads an array through its arguments, skipped on the GPU
- * (its arguments hold a device pointer), checked on the host.
+ * `read_sum` reads an array through a pointer in its arguments, checked
+ * on the GPU too (over a host copy of the array); `nested_sum` reads
+ * through an array of pointers, skipped on the GPU with that reason,
+ * checked on the host.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -113,6 +119,17 @@ DUO_KERNEL(through_struct, pair p)
         p.x[i] = 2.0f * p.x[i];
 }
 
+typedef struct rows_arg {
+    float *const *rows; /* rows[0] is the array */
+    size_t n;
+} rows_arg;
+
+DUO_KERNEL(through_rows, rows_arg r)
+{
+    DUO_FOR(i, r.n)
+        r.rows[0][i] = r.rows[0][i] + 1.0f;
+}
+
 /* Plain data: no pointers. */
 typedef struct coeffs {
     double a;
@@ -169,6 +186,16 @@ DUO_DEVICE float read_term(size_t i, read_args a)
     return a.x[i];
 }
 DUO_REDUCE_DEFINE(read_sum, float, DUO_SUM, read_term, read_args)
+
+typedef struct nested_args {
+    const float *const *rows; /* rows[0] is the array */
+} nested_args;
+
+DUO_DEVICE float nested_term(size_t i, nested_args a)
+{
+    return a.rows[0][i];
+}
+DUO_REDUCE_DEFINE(nested_sum, float, DUO_SUM, nested_term, nested_args)
 
 static char *slurp(const char *path)
 {
@@ -256,6 +283,11 @@ static void run_kernels(results *out, int gpu)
     CHECK_OK(DUO_LAUNCH_2D(stencil, NI, NJ, (size_t)NI, (size_t)NJ, u, v));
     pair s = {v, NI * NJ};
     CHECK_OK(DUO_LAUNCH(through_struct, NI * NJ, s));
+    float **rows = NULL; /* one pointer, to v */
+    CHECK_OK(duo_malloc((void **)&rows, sizeof *rows));
+    CHECK_OK(duo_memcpy(rows, &v, sizeof v, DUO_HOST_TO_DEVICE));
+    rows_arg r = {rows, NI * NJ};
+    CHECK_OK(DUO_LAUNCH(through_rows, NI * NJ, r));
     CHECK_OK(duo_memcpy(out->y, y, sizeof out->y, DUO_DEVICE_TO_HOST));
     CHECK_OK(duo_memcpy(out->p, p, sizeof out->p, DUO_DEVICE_TO_HOST));
     CHECK_OK(duo_memcpy(out->v, v, sizeof out->v, DUO_DEVICE_TO_HOST));
@@ -265,6 +297,7 @@ static void run_kernels(results *out, int gpu)
     duo_free(p);
     duo_free(u);
     duo_free(v);
+    duo_free(rows);
     free(hx);
     free(hd);
 }
@@ -502,9 +535,9 @@ static void check_struct_pointers(int gpu)
 
 /* User reductions under DUO_VALIDATE=1: each is run again as the
  * reference (the host path on the GPU, one thread on the host) and the
- * results compared; the GPU's plant is named; arguments that hold a
- * device pointer are skipped on the GPU.  The program keeps the run's
- * result. */
+ * results compared; the GPU's plant is named; a pointer in the
+ * arguments is followed into a host copy on the GPU, an array of
+ * pointers is skipped there.  The program keeps the run's result. */
 static void check_user_reductions(int gpu)
 {
     char report[] = "/tmp/duo-test-validate-user.XXXXXX";
@@ -529,19 +562,28 @@ static void check_user_reductions(int gpu)
     float sum = -1.0f;
     CHECK_OK(read_sum(NI, ra, &sum));
     CHECK(sum == (float)want);
+    const float **rows = NULL; /* one pointer, to x */
+    CHECK_OK(duo_malloc((void **)&rows, sizeof *rows));
+    CHECK_OK(duo_memcpy(rows, &x, sizeof x, DUO_HOST_TO_DEVICE));
+    nested_args na = {rows};
+    float nested = -1.0f;
+    CHECK_OK(nested_sum(NI, na, &nested));
+    CHECK(nested == (float)want);
+    duo_free(rows);
     duo_free(x);
     CHECK_OK(duo_finalize());
     char *text = report_take(report, "user reduction report", gpu);
-    CHECK_MSG(strstr(text, "read_sum") == NULL,
+    CHECK_MSG(strstr(text, "read_sum") == NULL &&
+                  strstr(text, "nested_sum") == NULL,
               "a reduction that agrees was reported");
     if (gpu) {
         CHECK_CONTAINS(text, "reduction #1, user reduction planted_sum at "
                              "test_validate.c:");
-        CHECK_CONTAINS(text, "1 operation(s) checked, 1 differ, 1 skipped "
-                             "(1: a user reduction's arguments hold a "
-                             "device pointer)");
+        CHECK_CONTAINS(text, "2 operation(s) checked, 1 differ, 1 skipped "
+                             "(1: a user reduction's arguments point to "
+                             "device pointers)");
     } else {
-        CHECK_CONTAINS(text, "2 operation(s) checked, 0 differ");
+        CHECK_CONTAINS(text, "3 operation(s) checked, 0 differ");
     }
     free(text);
 }
@@ -618,8 +660,9 @@ int main(int argc, char **argv)
         CHECK_CONTAINS(text, "array: argument 3 `y` (f32");
         CHECK_CONTAINS(text, "first difference at [0]: GPU");
         CHECK_CONTAINS(text, "100003 of 100003 element(s) differ");
-        CHECK_CONTAINS(text, "3 operation(s) checked, 1 differ, 1 skipped "
-                             "(1: an argument may hold device pointers");
+        CHECK_CONTAINS(text, "4 operation(s) checked, 1 differ, 1 skipped "
+                             "(1: a struct argument points to device "
+                             "pointers)");
     } else {
         CHECK_MSG(strstr(text, "kernel shifted") == NULL,
                   "shifted differs only on the GPU, but was reported on "
@@ -629,9 +672,9 @@ int main(int argc, char **argv)
                                  "test_validate.c:");
             CHECK_CONTAINS(text, "array: argument 3 `p` (f64");
             CHECK_CONTAINS(text, "all threads");
-            CHECK_CONTAINS(text, "5 operation(s) checked, 1 differ");
+            CHECK_CONTAINS(text, "6 operation(s) checked, 1 differ");
         } else {
-            CHECK_CONTAINS(text, "5 operation(s) checked, 0 differ");
+            CHECK_CONTAINS(text, "6 operation(s) checked, 0 differ");
         }
     }
     free(text);

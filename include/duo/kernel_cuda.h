@@ -213,30 +213,43 @@ template <class T> constexpr int duo_vd_pointee_kind_()
     return DUO_VD_OPAQUE;
 }
 
-template <class P> duo_vd_arg duo_vd_describe_(P p)
+/* A struct (or union) parameter: passed by value, it may hold pointers. */
+template <class P> constexpr bool duo_vd_is_struct_()
 {
-    duo_vd_arg a = {NULL, DUO_VD_SCALAR, 0};
+    return !std::is_pointer<P>::value && !std::is_arithmetic<P>::value &&
+           !std::is_enum<P>::value && !std::is_same<P, duo_grid>::value;
+}
+
+/* p is the launch's own argument: a struct's bytes are read through its
+ * address while the check runs. */
+template <class P> duo_vd_arg duo_vd_describe_(const P &p)
+{
+    duo_vd_arg a = {NULL, DUO_VD_SCALAR, 0, NULL, 0};
     if constexpr (std::is_pointer<P>::value) {
         typedef typename std::remove_pointer<P>::type T;
         a.ptr = (const void *)p;
         a.kind = duo_vd_pointee_kind_<T>();
         a.is_const = std::is_const<T>::value;
-    } else if constexpr (!std::is_arithmetic<P>::value &&
-                         !std::is_enum<P>::value &&
-                         !std::is_same<P, duo_grid>::value) {
+    } else if constexpr (duo_vd_is_struct_<P>()) {
         a.kind = DUO_VD_OPAQUE;
+        a.value = (const void *)&p;
+        a.value_bytes = sizeof(P);
     }
     (void)p;
     return a;
 }
 
-/* A pointer argument moved onto its host shadow; others as they are. */
+/* A pointer argument moved onto its host shadow, and a struct's pointers
+ * into the allocations the check holds; others as they are. */
 template <class P> P duo_vd_on_shadow_(P p)
 {
-    if constexpr (std::is_pointer<P>::value)
+    if constexpr (std::is_pointer<P>::value) {
         return (P)duo_vd_shadow((const void *)p);
-    else
+    } else {
+        if constexpr (duo_vd_is_struct_<P>())
+            duo_vd_shadow_words((void *)&p, sizeof p);
         return p;
+    }
 }
 
 /* One launch under DUO_VALIDATE: on the GPU, the launch and then the

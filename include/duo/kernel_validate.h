@@ -50,6 +50,8 @@ typedef struct duo_vd_arg {
     const void *ptr; /* the pointer (NULL for scalars and opaque values) */
     int kind;        /* DUO_VD_*                                         */
     int is_const;    /* points to const: read only                       */
+    const void *value;  /* a struct passed by value: its bytes, for the  */
+    size_t value_bytes; /* check (NULL, 0 where not seen)                */
 } duo_vd_arg;
 
 /* 1 when DUO_VALIDATE is on (and no graph is being captured). */
@@ -63,6 +65,10 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
                  size_t nk, const duo_vd_arg *args, int nargs, int gpu);
 /* GPU check: the shadow of device address p (an argument's pointer). */
 void *duo_vd_shadow(const void *p);
+/* GPU check: in a copy of a struct passed by value (n bytes), every
+ * 8-byte word that is an address in an allocation the check holds moved
+ * onto its shadow. */
+void duo_vd_shadow_words(void *bytes, size_t n);
 /* Host check: between the two runs. */
 void duo_vd_rerun(void);
 /* Compare, report, and free what the check held. */
@@ -70,12 +76,15 @@ void duo_vd_end(void);
 
 /* A user reduction (DUO_REDUCE_DEFINE) under DUO_VALIDATE, once its run
  * (the GPU, or every thread) gave its result: begin says whether a
- * reference run follows -- on the host, with one thread; on the GPU, the
- * host path over `args` as they are, only where none of their 8-byte
- * words is a device address (else the check is skipped) -- and end
- * compares the two results (`kind`: DUO_VD_* of T). */
+ * reference run follows, over `host_args` (args_bytes bytes), which it
+ * fills -- on the host, one thread over the arguments as they are; on
+ * the GPU, the host path over a copy of them whose 8-byte words that are
+ * addresses in duo device memory point into host copies of those
+ * allocations (the check is skipped where that cannot be done) -- and
+ * end compares the two results (`kind`: DUO_VD_* of T). */
 int duo_vd_user_reduce_begin(const char *name, const char *file, int line,
-                             const void *args, size_t args_bytes);
+                             const void *args, void *host_args,
+                             size_t args_bytes);
 void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
                             int ref_ok);
 
@@ -89,11 +98,12 @@ void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
         if (result == NULL || !duo_validating())                            \
             return run(n, args, result);                                    \
         T got_, ref_;                                                       \
+        Args host_args_;                                                    \
         const duo_status status_ = run(n, args, &got_);                     \
         if (status_ == DUO_SUCCESS &&                                       \
             duo_vd_user_reduce_begin(#name, __FILE__, __LINE__, &args,      \
-                                     sizeof args)) {                        \
-            const duo_status ref_status_ = ref(n, args, &ref_);             \
+                                     &host_args_, sizeof args)) {           \
+            const duo_status ref_status_ = ref(n, host_args_, &ref_);       \
             duo_vd_user_reduce_end(kind, &got_, &ref_,                      \
                                    ref_status_ == DUO_SUCCESS);             \
         }                                                                   \
@@ -149,7 +159,8 @@ void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
              const signed char *: (a), unsigned char *: (a),                \
              const unsigned char *: (a), void *: (a), const void *: (a),    \
              default: (const void *)0)
-#define DUO_VD_ARG_(a) {DUO_VD_PTR_(a), DUO_VD_KIND_(a), DUO_VD_CONST_(a)}
+#define DUO_VD_ARG_(a)                                                      \
+    {DUO_VD_PTR_(a), DUO_VD_KIND_(a), DUO_VD_CONST_(a), (const void *)0, 0}
 
 /* DUO_VD_ARGS_(a, b, c) -> DUO_VD_ARG_(a), DUO_VD_ARG_(b), DUO_VD_ARG_(c),
  * for up to 24 arguments. */
