@@ -149,9 +149,11 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
 
 /* Defines  static Acc fname(Ctx ctx, size_t n, size_t steps, size_t c):
  * steps 2 to 4 for chunk c of n elements with VEC lanes per thread.
- * Each step's lanes form a vector loop; a short last chunk sets up and
- * reads only the lanes that have elements (to the end of their thread)
- * and combines only the threads and warps they reach.
+ * Each step's lanes form a vector loop, the first step's starting each
+ * lane from the identity as it goes (a separate loop of stores became a
+ * memset call, most of the time of a short reduction); a short last
+ * chunk sets up and reads only the lanes that have elements (to the end
+ * of their thread) and combines only the threads and warps they reach.
  *
  * HINT(ctx, i) prefetches element i (DUO_ORDER_NO_HINT: nothing).  A
  * whole chunk hints each 64-byte line of the next step (or of the next
@@ -171,18 +173,24 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
             count < (size_t)duo_lanes_ ? count : (size_t)duo_lanes_;         \
         const size_t used = (filled + (VEC) - 1) / (VEC); /* threads */      \
         Acc lane[duo_lanes_];                                                \
-        for (size_t l = 0; l < used * (VEC); ++l)                            \
-            lane[l] = IDENTITY;                                              \
         if (count == chunk) {                                                \
             for (size_t s = 0; s < steps; ++s) {                             \
                 const size_t first = base + s * duo_lanes_;                  \
                 for (size_t b = 0; b < (size_t)duo_lanes_; b += 4 * (VEC)) { \
                     if (first + duo_lanes_ + b < n)                          \
                         HINT(ctx, first + duo_lanes_ + b);                   \
-                    DUO_ORDER_SIMD_                                          \
-                    for (size_t l = b; l < b + 4 * (VEC); ++l) {             \
-                        const Acc v = ELEM(ctx, first + l);                  \
-                        lane[l] = OP(lane[l], v);                            \
+                    if (s == 0) {                                            \
+                        DUO_ORDER_SIMD_                                      \
+                        for (size_t l = b; l < b + 4 * (VEC); ++l) {         \
+                            const Acc v = ELEM(ctx, first + l);              \
+                            lane[l] = OP((Acc)(IDENTITY), v);                \
+                        }                                                    \
+                    } else {                                                 \
+                        DUO_ORDER_SIMD_                                      \
+                        for (size_t l = b; l < b + 4 * (VEC); ++l) {         \
+                            const Acc v = ELEM(ctx, first + l);              \
+                            lane[l] = OP(lane[l], v);                        \
+                        }                                                    \
                     }                                                        \
                 }                                                            \
             }                                                                \
@@ -192,10 +200,20 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
                 const size_t left = count - s * duo_lanes_;                  \
                 const size_t m =                                             \
                     left < (size_t)duo_lanes_ ? left : (size_t)duo_lanes_;   \
-                DUO_ORDER_SIMD_                                              \
-                for (size_t l = 0; l < m; ++l) {                             \
-                    const Acc v = ELEM(ctx, first + l);                      \
-                    lane[l] = OP(lane[l], v);                                \
+                if (s == 0) {                                                \
+                    DUO_ORDER_SIMD_                                          \
+                    for (size_t l = 0; l < m; ++l) {                         \
+                        const Acc v = ELEM(ctx, first + l);                  \
+                        lane[l] = OP((Acc)(IDENTITY), v);                    \
+                    }                                                        \
+                    for (size_t l = m; l < used * (VEC); ++l)                \
+                        lane[l] = IDENTITY; /* the last thread's rest */     \
+                } else {                                                     \
+                    DUO_ORDER_SIMD_                                          \
+                    for (size_t l = 0; l < m; ++l) {                         \
+                        const Acc v = ELEM(ctx, first + l);                  \
+                        lane[l] = OP(lane[l], v);                            \
+                    }                                                        \
                 }                                                            \
             }                                                                \
         }                                                                    \
@@ -214,10 +232,11 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
 
 /* Defines  static Acc fname(Ctx ctx, size_t n): steps 2 to 5 over n
  * elements, chunk_fn being a function from DUO_ORDER_DEFINE_CHUNK with
- * the same Acc, VEC, OP and IDENTITY.  The chunks' partials are made
- * DUO_ORDER_ROUND at a time, shared among OpenMP threads as SHARE
- * (guided, dynamic, static or none) says, then added to step 5's slots
- * in chunk order. */
+ * the same Acc, VEC, OP and IDENTITY.  A single chunk's partial is the
+ * result (step 5 would only combine it with the identity).  Otherwise
+ * the chunks' partials are made DUO_ORDER_ROUND at a time, shared among
+ * OpenMP threads as SHARE (guided, dynamic, static or none) says, then
+ * added to step 5's slots in chunk order. */
 #define DUO_ORDER_ROUND 4096
 #define DUO_ORDER_DEFINE_ALL(fname, chunk_fn, Acc, VEC, OP, IDENTITY, Ctx,  \
                              SHARE)                                          \
@@ -227,6 +246,8 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
             duo_reduce_steps(n, DUO_REDUCE_THREADS * (VEC));                 \
         const size_t chunk = steps * DUO_REDUCE_THREADS * (VEC);             \
         const size_t chunks = (n + chunk - 1) / chunk;                       \
+        if (chunks == 1) /* step 5 over one partial: the partial itself */  \
+            return chunk_fn(ctx, n, steps, 0);                               \
         const size_t used = chunks < DUO_REDUCE_FINAL_THREADS                \
                                 ? chunks                                     \
                                 : DUO_REDUCE_FINAL_THREADS;                  \
