@@ -211,10 +211,10 @@ int duo_vd_holds_device_address(const void *bytes, size_t n)
 /* The span of the live duo device allocations, [lo, hi): a word outside
  * it is no address of theirs, which spares most words a registry
  * lookup.  Outside it, only words in [DEVICE_ASK_LO, DEVICE_ASK_HI) --
- * user-space addresses of x86-64 and AArch64 above the first 4 GiB --
- * are asked whether they are device memory from elsewhere: most data
- * (floats and doubles of ordinary size, small integers) is not, and the
- * question costs a driver call. */
+ * x86-64's user-space addresses (47 bits) above the first 4 GiB -- are
+ * asked whether they are device memory from elsewhere: most data (floats
+ * and doubles of ordinary size, small integers) is not, and the question
+ * costs a driver call. */
 #define DEVICE_ASK_LO ((uint64_t)1 << 32)
 #define DEVICE_ASK_HI ((uint64_t)1 << 47)
 typedef struct device_span {
