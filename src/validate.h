@@ -14,9 +14,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <duo.h>
 #include <duo/kernel_validate.h>
+
+#include "registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +43,23 @@ void duo_vd_ops_free(void);
 int duo_vd_buffer_reserve(unsigned char **buf, size_t *cap, int *pinned,
                           size_t bytes);
 void duo_vd_buffer_free(unsigned char **buf, size_t *cap, int *pinned);
+/* The 8-byte word at byte `at` of an argument's bytes, where a struct
+ * keeps its pointers. */
+static inline uint64_t duo_vd_word_at(const void *bytes, size_t at)
+{
+    uint64_t w;
+    memcpy(&w, (const unsigned char *)bytes + at, sizeof w);
+    return w;
+}
+/* What such a word w points into: a duo allocation (its view in *v),
+ * device memory duo did not allocate, or neither (plain data, a host
+ * address, NULL). */
+typedef enum duo_vd_target {
+    DUO_VD_TARGET_NONE,
+    DUO_VD_TARGET_DUO,
+    DUO_VD_TARGET_FOREIGN_DEVICE
+} duo_vd_target;
+duo_vd_target duo_vd_word_target(uint64_t w, duo_alloc_view *v);
 /* Whether any 8-byte word of n bytes (a struct's, where it keeps its
  * pointers) is an address in a duo allocation or in device memory. */
 int duo_vd_holds_device_address(const void *bytes, size_t n);

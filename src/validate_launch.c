@@ -192,17 +192,23 @@ enum { PLAIN_MAX_BYTES = 1 << 16 };
 static const char *const MAY_HOLD_POINTERS =
     "an argument may hold device pointers (a struct, or a pointer to one)";
 
+duo_vd_target duo_vd_word_target(uint64_t w, duo_alloc_view *v)
+{
+    const void *p = (const void *)(uintptr_t)w;
+    if (w == 0)
+        return DUO_VD_TARGET_NONE;
+    if (duo_registry_find(p, v))
+        return DUO_VD_TARGET_DUO;
+    return duo_be_is_device_address(p) ? DUO_VD_TARGET_FOREIGN_DEVICE
+                                       : DUO_VD_TARGET_NONE;
+}
+
 int duo_vd_holds_device_address(const void *bytes, size_t n)
 {
-    const unsigned char *b = (const unsigned char *)bytes;
     for (size_t at = 0; at + 8 <= n; at += 8) {
-        uint64_t w;
-        memcpy(&w, b + at, sizeof w);
-        if (w == 0)
-            continue;
-        const void *p = (const void *)(uintptr_t)w;
         duo_alloc_view v;
-        if (duo_registry_find(p, &v) || duo_be_is_device_address(p))
+        if (duo_vd_word_target(duo_vd_word_at(bytes, at), &v) !=
+            DUO_VD_TARGET_NONE)
             return 1;
     }
     return 0;
@@ -237,10 +243,8 @@ int duo_vd_array_holds_device_pointer(const void *bytes, size_t n)
 {
     device_span span = {0, 0};
     duo_registry_each(widen_span, &span);
-    const unsigned char *b = (const unsigned char *)bytes;
     for (size_t at = 0; at + 8 <= n; at += 8) {
-        uint64_t w;
-        memcpy(&w, b + at, sizeof w);
+        const uint64_t w = duo_vd_word_at(bytes, at);
         duo_alloc_view v;
         if (w >= span.lo && w < span.hi) {
             if (duo_registry_find((const void *)(uintptr_t)w, &v) &&
@@ -264,21 +268,17 @@ static int skip(const char *reason)
 
 /* GPU: the allocations a struct passed by value (n bytes) points into,
  * added to the check; 0 (the reason counted) where it cannot be. */
-static int follow_struct(const unsigned char *bytes, size_t n)
+static int follow_struct(const void *bytes, size_t n)
 {
     for (size_t at = 0; at + 8 <= n; at += 8) {
-        uint64_t w;
-        memcpy(&w, bytes + at, sizeof w);
-        if (w == 0)
-            continue;
-        const void *p = (const void *)(uintptr_t)w;
         duo_alloc_view v;
-        if (!duo_registry_find(p, &v)) {
-            if (duo_be_is_device_address(p))
-                return skip("a struct argument holds a device pointer duo "
-                            "did not allocate");
-            continue; /* plain data, or a host address */
-        }
+        const duo_vd_target t =
+            duo_vd_word_target(duo_vd_word_at(bytes, at), &v);
+        if (t == DUO_VD_TARGET_NONE)
+            continue;
+        if (t == DUO_VD_TARGET_FOREIGN_DEVICE)
+            return skip("a struct argument holds a device pointer duo "
+                        "did not allocate");
         if (v.kind != DUO_ALLOC_DEVICE)
             return skip("a struct argument points to pinned host memory "
                         "(duo_malloc_host)");
@@ -311,8 +311,7 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
     for (int k = 0; k < nargs; ++k) {
         const int plain = gpu && args[k].kind == DUO_VD_OPAQUE;
         if (plain && args[k].value != NULL) { /* a struct, by value */
-            if (!follow_struct((const unsigned char *)args[k].value,
-                               args[k].value_bytes))
+            if (!follow_struct(args[k].value, args[k].value_bytes))
                 return 0;
             continue;
         }
@@ -393,8 +392,7 @@ void duo_vd_shadow_words(void *bytes, size_t n)
 {
     unsigned char *b = (unsigned char *)bytes;
     for (size_t at = 0; at + 8 <= n; at += 8) {
-        uint64_t w;
-        memcpy(&w, b + at, sizeof w);
+        const uint64_t w = duo_vd_word_at(b, at);
         for (int i = 0; i < op.narrays; ++i) {
             const vd_array *a = &op.arrays[i];
             const uintptr_t base = (uintptr_t)a->alloc.base;

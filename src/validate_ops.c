@@ -390,18 +390,14 @@ static int follow_pointers(unsigned char *args, size_t n)
     const void *bases[SLOTS];
     int used = 0;
     for (size_t at = 0; at + 8 <= n; at += 8) {
-        uint64_t w;
-        memcpy(&w, args + at, sizeof w);
-        if (w == 0)
-            continue;
-        const void *p = (const void *)(uintptr_t)w;
+        const uint64_t w = duo_vd_word_at(args, at);
         duo_alloc_view v;
-        if (!duo_registry_find(p, &v)) {
-            if (duo_be_is_device_address(p))
-                return skip_user("a user reduction's arguments hold a "
-                                 "device pointer duo did not allocate");
-            continue; /* plain data, or a host address */
-        }
+        const duo_vd_target t = duo_vd_word_target(w, &v);
+        if (t == DUO_VD_TARGET_NONE)
+            continue;
+        if (t == DUO_VD_TARGET_FOREIGN_DEVICE)
+            return skip_user("a user reduction's arguments hold a device "
+                             "pointer duo did not allocate");
         if (v.kind != DUO_ALLOC_DEVICE)
             continue; /* pinned host memory: the host reads it as is */
         int k = 0;
@@ -420,9 +416,8 @@ static int follow_pointers(unsigned char *args, size_t n)
                                  "device pointers");
             bases[used++] = v.base;
         }
-        const uint64_t moved =
-            (uint64_t)(uintptr_t)(slots[k].buf +
-                                  ((const char *)p - (const char *)v.base));
+        const uint64_t moved = (uint64_t)(uintptr_t)(
+            slots[k].buf + (w - (uint64_t)(uintptr_t)v.base));
         memcpy(args + at, &moved, sizeof moved);
     }
     return 1;
