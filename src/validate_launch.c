@@ -10,7 +10,15 @@
  * difference is the launch's own, not one it inherited.  On the host
  * only the allocations a launch may write are copied (the second run
  * reads the others as the first did); on the GPU every one is, since the
- * host run reads host copies.  The copies' buffers are kept from launch
+ * host run reads host copies.  On the host the one-thread run works on
+ * those copies, its pointers moved onto them as the GPU check's host
+ * run's are (duo_vd_shadow): one copy of each written allocation, and
+ * every thread's results stay where the program left them.  Where an
+ * argument may hold pointers the move cannot follow (a struct, or a
+ * pointer to anything but numbers and bytes), every live allocation is
+ * copied instead, and put back between the two runs ("restore" mode:
+ * three copies of each, the last to keep every thread's results).
+ * The copies' buffers are kept from launch
  * to launch, grown as needed, and freed at duo_finalize; on the GPU they
  * are pinned (duo_be_malloc_host), which copies from the device fill
  * several times faster than pageable memory, with pageable memory where
@@ -59,6 +67,9 @@ typedef struct vd_array {
     int plain;               /* a struct's: must hold no device address  */
     int through;             /* reached through a struct passed by value:
                                 must hold no address of duo device memory */
+    int restore;             /* host: reached through an argument that may
+                                hold pointers, so the second run works on
+                                the program's memory, put back          */
     unsigned char *before;   /* its bytes before the launch; on the GPU
                                 the host run then writes into them        */
     unsigned char *other;    /* host: every thread's results; GPU: the
@@ -76,6 +87,8 @@ static struct {
     vd_array *arrays;
     int narrays, capacity;
     int threads;             /* host: the thread count to restore       */
+    int gpu;                 /* the GPU check (else the host's)          */
+    int restore_all;         /* host: every allocation is restore-mode  */
     double t0;
 } op;
 
@@ -291,6 +304,59 @@ static int follow_struct(const void *bytes, size_t n)
     return 1;
 }
 
+/* Host: whether allocation a is restore-mode (its second run works on
+ * the program's memory, put back after the first; else on a copy). */
+static int put_back(const vd_array *a)
+{
+    return !op.gpu && (op.restore_all || a->restore);
+}
+
+/* Host: the allocation that 8-byte word w (argument k's pointer, or a
+ * word of it passed by value) points into, made restore-mode: the
+ * second run reaches it through a pointer the launch macros cannot
+ * move.  1 when done or w is no address of duo memory; 0 when it may
+ * itself hold pointers (more than PLAIN_MAX_BYTES, or a word that is an
+ * address of duo memory), which only restoring every allocation covers;
+ * -1 when there is no memory for the check. */
+static int host_reach(uint64_t w, int k, int is_const)
+{
+    duo_alloc_view v;
+    if (w == 0 || !duo_registry_find((const void *)(uintptr_t)w, &v))
+        return 1;
+    if (v.bytes > PLAIN_MAX_BYTES ||
+        duo_vd_holds_device_address(v.base, v.bytes))
+        return 0;
+    vd_array *a = array_of(&v);
+    if (a == NULL)
+        return -1;
+    if (a->arg < 0) {
+        a->arg = k;
+        a->kind = DUO_VD_BYTES;
+        a->arg_ptr = (const void *)(uintptr_t)w;
+    }
+    a->written |= !is_const;
+    a->restore = 1;
+    return 1;
+}
+
+/* Host: an argument that may hold pointers (a struct, or a pointer to
+ * one): host_reach of its pointer, or of each word of its bytes (the C
+ * macros see a pointer to a struct as such bytes); 0 where its bytes are
+ * unseen. */
+static int host_follow(const duo_vd_arg *arg, int k)
+{
+    if (arg->ptr != NULL)
+        return host_reach((uint64_t)(uintptr_t)arg->ptr, k, arg->is_const);
+    if (arg->value == NULL)
+        return 0;
+    for (size_t at = 0; at + 8 <= arg->value_bytes; at += 8) {
+        const int r = host_reach(duo_vd_word_at(arg->value, at), k, 0);
+        if (r != 1)
+            return r;
+    }
+    return 1;
+}
+
 int duo_vd_begin(const char *kernel, const char *file, int line,
                  const char *arg_names, int dims, size_t ni, size_t nj,
                  size_t nk, const duo_vd_arg *args, int nargs, int gpu)
@@ -305,10 +371,19 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
     op.extent[0] = ni;
     op.extent[1] = nj;
     op.extent[2] = nk;
+    op.gpu = gpu;
+    op.restore_all = 0;
     ++op.number;
 
-    int opaque = 0;
+    int every = 0;
     for (int k = 0; k < nargs; ++k) {
+        if (!gpu && args[k].kind == DUO_VD_OPAQUE) {
+            const int r = host_follow(&args[k], k);
+            if (r < 0)
+                return skip("no host memory for the check");
+            every |= r == 0;
+            continue;
+        }
         const int plain = gpu && args[k].kind == DUO_VD_OPAQUE;
         if (plain && args[k].value != NULL) { /* a struct, by value */
             if (!follow_struct(args[k].value, args[k].value_bytes))
@@ -317,10 +392,6 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         }
         if (plain && args[k].ptr == NULL) /* by value: bytes unseen */
             return skip(MAY_HOLD_POINTERS);
-        if (args[k].kind == DUO_VD_OPAQUE && !gpu) {
-            opaque = 1;
-            continue;
-        }
         if (args[k].kind == DUO_VD_SCALAR || args[k].ptr == NULL)
             continue;
         duo_alloc_view v;
@@ -343,7 +414,8 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         a->written |= !args[k].is_const;
         a->plain |= plain;
     }
-    if (opaque) {
+    if (every) {
+        op.restore_all = 1;
         int failed = 0;
         duo_registry_each(add_every_allocation, &failed);
         if (failed)
@@ -358,7 +430,7 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
         const size_t bytes = a->alloc.bytes;
         if (!duo_vd_buffer_reserve(&a->before, &a->before_cap,
                                    &a->before_pinned, bytes) ||
-            (a->written &&
+            (a->written && (gpu || put_back(a)) &&
              !duo_vd_buffer_reserve(&a->other, &a->other_cap,
                                     &a->other_pinned, bytes)))
             return skip("no host memory for the check");
@@ -375,6 +447,13 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
     return 1;
 }
 
+/* Whether allocation a has a shadow the second run works on: on the GPU
+ * every one; on the host the written ones, unless restore-mode. */
+static int shadowed(const vd_array *a)
+{
+    return op.active && (op.gpu || (a->written && !put_back(a)));
+}
+
 void *duo_vd_shadow(const void *p)
 {
     if (p == NULL)
@@ -382,8 +461,10 @@ void *duo_vd_shadow(const void *p)
     for (int i = 0; i < op.narrays; ++i) {
         const vd_array *a = &op.arrays[i];
         const char *base = (const char *)a->alloc.base;
-        if ((const char *)p >= base && (const char *)p < base + a->alloc.bytes)
-            return a->before + ((const char *)p - base);
+        if ((const char *)p >= base &&
+            (const char *)p < base + a->alloc.bytes)
+            return shadowed(a) ? a->before + ((const char *)p - base)
+                               : (void *)p;
     }
     return (void *)p; /* not reached: begin found every pointer */
 }
@@ -395,6 +476,8 @@ void duo_vd_shadow_words(void *bytes, size_t n)
         const uint64_t w = duo_vd_word_at(b, at);
         for (int i = 0; i < op.narrays; ++i) {
             const vd_array *a = &op.arrays[i];
+            if (!shadowed(a))
+                continue;
             const uintptr_t base = (uintptr_t)a->alloc.base;
             if (w >= base && w < base + a->alloc.bytes) {
                 const uint64_t moved = (uint64_t)(uintptr_t)(a->before +
@@ -411,7 +494,7 @@ void duo_vd_rerun(void)
     const double t0 = duo_vd_now();
     for (int i = 0; i < op.narrays; ++i) {
         vd_array *a = &op.arrays[i];
-        if (!a->written)
+        if (!a->written || !put_back(a))
             continue;
         memcpy(a->other, a->alloc.base, a->alloc.bytes);
         memcpy((void *)a->alloc.base, a->before, a->alloc.bytes);
@@ -556,9 +639,12 @@ void duo_vd_end(void)
             }
             checked = a->other;
             reference = a->before;
-        } else {
+        } else if (put_back(a)) {
             checked = a->other;
             reference = (const unsigned char *)a->alloc.base;
+        } else {
+            checked = (const unsigned char *)a->alloc.base;
+            reference = a->before;
         }
         const size_t esize = duo_vd_elem_size(a->kind);
         duo_vd_diff d;
@@ -567,9 +653,10 @@ void duo_vd_end(void)
         bytes += a->alloc.bytes;
         if (d.count > 0)
             report(a, checked, reference, &d);
-        /* Leave what every thread computed (where one thread's bits
-         * differ anywhere: most launches agree to the last byte). */
-        if (!duo_vd_gpu() &&
+        /* Restore mode: leave what every thread computed (where one
+         * thread's bits differ anywhere: most launches agree to the last
+         * byte). */
+        if (!duo_vd_gpu() && put_back(a) &&
             !(d.identical && a->alloc.bytes % esize == 0)) {
             const double t0 = duo_vd_now();
             memcpy((void *)a->alloc.base, a->other, a->alloc.bytes);

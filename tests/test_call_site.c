@@ -39,11 +39,9 @@ int main(void)
     CHECK_CONTAINS(duo_last_error(), "invalid argument (");
 
     /* duo_malloc is a macro of its own (the registry's file:line). */
-    void *p = NULL;
     const int malloc_line = __LINE__ + 1;
     CHECK_STATUS(duo_malloc(NULL, 8), DUO_ERROR_INVALID_ARGUMENT);
     check_begins(malloc_line, "duo_malloc");
-    (void)p;
 
     /* duo_free of a pointer duo does not own. */
     int local = 0;

@@ -28,13 +28,20 @@
  * the struct's pointer is followed to the array, and the host run gets
  * a copy of the struct that points to its shadow).  `through_rows`
  * reaches its array through an array of pointers in a struct: checked
- * on the host, skipped on the GPU with that reason.
+ * on the host, skipped on the GPU with that reason.  `scale` over the
+ * two halves of one allocation (read the first, write the second
+ * through a pointer into its middle) checks that the host's second run,
+ * which works on a copy of what a launch may write, finds both pointers
+ * in that copy.
  * A graph of `scale` and the build's plant, replayed twice, must have
  * both launches of each replay checked and the plant named in each.
  * Pointers to structs in duo memory: `set_coeffs` writes a struct of
  * plain data (one field differently on the GPU) and `affine` reads it,
  * both checked on the GPU too; `doubled` follows a device pointer held
- * in a struct, skipped on the GPU with that reason.
+ * in a struct, skipped on the GPU with that reason.  On the host the
+ * struct is put back in place for the one-thread run (its pointer is not
+ * moved), and `last_thread`, a host plant, writes into it the number of
+ * the thread that ran the last index.
  * User reductions: `planted_sum` adds 1 per term on the GPU only;
  * `read_sum` reads an array through a pointer in its arguments, checked
  * on the GPU too (over a host copy of the array); `nested_sum` reads
@@ -54,7 +61,7 @@
 
 #include "test_util.h"
 
-enum { N = 100003, NI = 61, NJ = 129, RACE_TRIES = 10 };
+enum { N = 100003, NI = 61, NJ = 129, HALF = 4099, RACE_TRIES = 10 };
 
 DUO_KERNEL(scale, size_t n, float a, const float *x, float *y)
 {
@@ -163,6 +170,16 @@ DUO_KERNEL(doubled, size_t n, const pair *h)
         h->x[i] = 2.0f * h->x[i];
 }
 
+/* Host plant: the number of the thread that ran the last index. */
+DUO_KERNEL(last_thread, size_t n, coeffs *c)
+{
+    DUO_FOR(i, n)
+    {
+        if (i + 1 == n)
+            c->n = THREAD_NUMBER();
+    }
+}
+
 typedef struct term_args {
     double scale;
 } term_args;
@@ -245,6 +262,7 @@ typedef struct results {
     float y[N];
     double p[N];
     float v[NI * NJ];
+    float w[2 * HALF];
 } results;
 
 static void run_kernels(results *out, int gpu)
@@ -257,7 +275,7 @@ static void run_kernels(results *out, int gpu)
         hx[i] = test_rng_uniform_f(&rng) - 0.5f;
         hd[i] = test_rng_uniform(&rng);
     }
-    float *x = NULL, *y = NULL, *u = NULL, *v = NULL;
+    float *x = NULL, *y = NULL, *u = NULL, *v = NULL, *w = NULL;
     double *d = NULL, *p = NULL;
     CHECK_OK(duo_malloc((void **)&x, N * sizeof(float)));
     CHECK_OK(duo_malloc((void **)&y, N * sizeof(float)));
@@ -265,7 +283,10 @@ static void run_kernels(results *out, int gpu)
     CHECK_OK(duo_malloc((void **)&p, N * sizeof(double)));
     CHECK_OK(duo_malloc((void **)&u, NI * NJ * sizeof(float)));
     CHECK_OK(duo_malloc((void **)&v, NI * NJ * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&w, 2 * HALF * sizeof(float)));
     CHECK_OK(duo_memcpy(x, hx, N * sizeof(float), DUO_HOST_TO_DEVICE));
+    CHECK_OK(duo_memcpy(w, hx + HALF, 2 * HALF * sizeof(float),
+                        DUO_HOST_TO_DEVICE));
     CHECK_OK(duo_memcpy(d, hd, N * sizeof(double), DUO_HOST_TO_DEVICE));
     CHECK_OK(duo_memcpy(u, hx, NI * NJ * sizeof(float), DUO_HOST_TO_DEVICE));
     CHECK_OK(duo_memset(p, 0, N * sizeof(double)));
@@ -288,9 +309,16 @@ static void run_kernels(results *out, int gpu)
     CHECK_OK(duo_memcpy(rows, &v, sizeof v, DUO_HOST_TO_DEVICE));
     rows_arg r = {rows, NI * NJ};
     CHECK_OK(DUO_LAUNCH(through_rows, NI * NJ, r));
+    CHECK_OK(DUO_LAUNCH(scale, HALF, (size_t)HALF, 0.5f, (const float *)w,
+                        w + HALF));
     CHECK_OK(duo_memcpy(out->y, y, sizeof out->y, DUO_DEVICE_TO_HOST));
     CHECK_OK(duo_memcpy(out->p, p, sizeof out->p, DUO_DEVICE_TO_HOST));
     CHECK_OK(duo_memcpy(out->v, v, sizeof out->v, DUO_DEVICE_TO_HOST));
+    CHECK_OK(duo_memcpy(out->w, w, sizeof out->w, DUO_DEVICE_TO_HOST));
+    size_t bad = 0; /* x 0.5 is exact */
+    for (size_t i = 0; i < HALF; ++i)
+        bad += out->w[HALF + i] != 0.5f * hx[HALF + i];
+    CHECK_EQ_U64(bad, 0);
     duo_free(x);
     duo_free(y);
     duo_free(d);
@@ -298,6 +326,7 @@ static void run_kernels(results *out, int gpu)
     duo_free(u);
     duo_free(v);
     duo_free(rows);
+    duo_free(w);
     free(hx);
     free(hd);
 }
@@ -474,7 +503,7 @@ static void check_graph(int gpu, int threads)
  * DUO_VALIDATE=1: plain data is checked as bytes on every backend (the
  * GPU's plant named at the byte where it differs), a struct holding a
  * device pointer is skipped on the GPU with that reason. */
-static void check_struct_pointers(int gpu)
+static void check_struct_pointers(int gpu, int threads)
 {
     char report[] = "/tmp/duo-test-validate-struct.XXXXXX";
     report_open(report);
@@ -500,6 +529,8 @@ static void check_struct_pointers(int gpu)
     CHECK_OK(DUO_LAUNCH(affine, NI, (size_t)NI, (const coeffs *)c,
                         (const float *)x, y));
     CHECK_OK(DUO_LAUNCH(doubled, NI, (size_t)NI, (const pair *)h));
+    if (!gpu)
+        CHECK_OK(DUO_LAUNCH(last_thread, NI, (size_t)NI, c));
     float got[NI];
     CHECK_OK(duo_memcpy(got, y, sizeof got, DUO_DEVICE_TO_HOST));
     size_t bad = 0;
@@ -527,8 +558,14 @@ static void check_struct_pointers(int gpu)
         CHECK_CONTAINS(text, "2 operation(s) checked, 1 differ, 1 skipped "
                              "(1: a struct that an argument points to "
                              "holds a device pointer)");
+    } else if (threads >= 2) {
+        CHECK_CONTAINS(text, "launch #4, kernel last_thread at "
+                             "test_validate.c:");
+        CHECK_CONTAINS(text, "array: argument 2 `c` (bytes, 16 bytes");
+        CHECK_CONTAINS(text, "first difference at [12]");
+        CHECK_CONTAINS(text, "4 operation(s) checked, 1 differ");
     } else {
-        CHECK_CONTAINS(text, "3 operation(s) checked, 0 differ");
+        CHECK_CONTAINS(text, "4 operation(s) checked, 0 differ");
     }
     free(text);
 }
@@ -643,7 +680,8 @@ int main(int argc, char **argv)
     unsetenv("DUO_VALIDATE_REPORT");
     CHECK_MSG(memcmp(plain.y, checked.y, sizeof plain.y) == 0 &&
                   memcmp(plain.v, checked.v, sizeof plain.v) == 0 &&
-                  memcmp(plain.p, checked.p, sizeof plain.p) == 0,
+                  memcmp(plain.p, checked.p, sizeof plain.p) == 0 &&
+                  memcmp(plain.w, checked.w, sizeof plain.w) == 0,
               "a validated run left other results than a plain one");
 
     char *text = slurp(report);
@@ -660,7 +698,7 @@ int main(int argc, char **argv)
         CHECK_CONTAINS(text, "array: argument 3 `y` (f32");
         CHECK_CONTAINS(text, "first difference at [0]: GPU");
         CHECK_CONTAINS(text, "100003 of 100003 element(s) differ");
-        CHECK_CONTAINS(text, "4 operation(s) checked, 1 differ, 1 skipped "
+        CHECK_CONTAINS(text, "5 operation(s) checked, 1 differ, 1 skipped "
                              "(1: a struct argument points to device "
                              "pointers)");
     } else {
@@ -672,16 +710,16 @@ int main(int argc, char **argv)
                                  "test_validate.c:");
             CHECK_CONTAINS(text, "array: argument 3 `p` (f64");
             CHECK_CONTAINS(text, "all threads");
-            CHECK_CONTAINS(text, "6 operation(s) checked, 1 differ");
+            CHECK_CONTAINS(text, "7 operation(s) checked, 1 differ");
         } else {
-            CHECK_CONTAINS(text, "6 operation(s) checked, 0 differ");
+            CHECK_CONTAINS(text, "7 operation(s) checked, 0 differ");
         }
     }
     free(text);
     remove(report);
 
     check_graph(gpu, threads);
-    check_struct_pointers(gpu);
+    check_struct_pointers(gpu, threads);
     check_user_reductions(gpu);
     setenv("DUO_VALIDATE", "1", 1);
 

@@ -17,26 +17,28 @@
 #include <duo/kernel_host.h>
 
 /* The stream is accepted for symmetry with CUDA; CPU work runs at once.
- * `call` is the kernel call; under DUO_VALIDATE it runs twice, with
- * every thread and with one (kernel_validate.h), and the arguments are
- * evaluated each time. */
-#define DUO_CPU_LAUNCH_(stream, kernel, dims, ni, nj, nk, call, ...)         \
-    (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                   \
-         ? ((duo_validating() ? DUO_VD_HOST_LAUNCH_(kernel, dims, ni, nj,   \
-                                                    nk, call, __VA_ARGS__)  \
-                              : (void)(call)),                              \
-            duo_launch_end(#kernel, stream, __FILE__, __LINE__))             \
+ * `call` is the kernel call; under DUO_VALIDATE it runs with every
+ * thread, and `moved_call` (its pointers moved onto the check's copies)
+ * with one (kernel_validate.h): the arguments are evaluated each time. */
+#define DUO_CPU_LAUNCH_(stream, kernel, dims, ni, nj, nk, call, moved_call, \
+                        ...)                                                \
+    (duo_launch_begin(#kernel, stream, __FILE__, __LINE__)                  \
+         ? ((duo_validating()                                               \
+                 ? DUO_VD_HOST_LAUNCH_(kernel, dims, ni, nj, nk, call,      \
+                                       moved_call, __VA_ARGS__)             \
+                 : (void)(call)),                                           \
+            duo_launch_end(#kernel, stream, __FILE__, __LINE__))            \
          : duo_launch_refused())
 
 #define DUO_LAUNCH_ON(stream, kernel, n, ...)                               \
     DUO_CPU_LAUNCH_(stream, kernel, 1, n, 1, 1, kernel(__VA_ARGS__),        \
-                    __VA_ARGS__)
+                    kernel(DUO_VD_SHADOWS_(__VA_ARGS__)), __VA_ARGS__)
 #define DUO_LAUNCH_2D_ON(stream, kernel, ni, nj, ...)                       \
     DUO_CPU_LAUNCH_(stream, kernel, 2, ni, nj, 1, kernel(__VA_ARGS__),      \
-                    __VA_ARGS__)
+                    kernel(DUO_VD_SHADOWS_(__VA_ARGS__)), __VA_ARGS__)
 #define DUO_LAUNCH_3D_ON(stream, kernel, ni, nj, nk, ...)                   \
     DUO_CPU_LAUNCH_(stream, kernel, 3, ni, nj, nk, kernel(__VA_ARGS__),     \
-                    __VA_ARGS__)
+                    kernel(DUO_VD_SHADOWS_(__VA_ARGS__)), __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
 /* Block-level kernels: a function of the grid and the arguments whose
@@ -53,7 +55,10 @@
 
 #define DUO_LAUNCH_BLOCKS_ON(stream, kernel, gx, gy, ...)                  \
     DUO_CPU_LAUNCH_(stream, kernel, 0, gx, gy, 1,                           \
-                    kernel(duo_grid_make(gx, gy), __VA_ARGS__), __VA_ARGS__)
+                    kernel(duo_grid_make(gx, gy), __VA_ARGS__),             \
+                    kernel(duo_grid_make(gx, gy),                           \
+                           DUO_VD_SHADOWS_(__VA_ARGS__)),                   \
+                    __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
 /* User reductions: the host order of kernel.h, with the accumulator and

@@ -254,7 +254,8 @@ template <class P> P duo_vd_on_shadow_(P p)
 
 /* One launch under DUO_VALIDATE: on the GPU, the launch and then the
  * kernel on the host path over the shadows; on the host path, the kernel
- * with every thread and then with one.  `skip` parameters lead the
+ * with every thread and then with one, over the shadows of what it may
+ * write.  `skip` parameters lead the
  * kernel's list without being the caller's arguments (a block kernel's
  * grid). */
 template <class... P>
@@ -283,7 +284,7 @@ void duo_cuda_validated_(void (*kernel)(P...), void (*entry)(P...),
     } else {
         kernel(args...);
         duo_vd_rerun();
-        kernel(args...);
+        kernel(duo_vd_on_shadow_<P>(args)...);
     }
     duo_vd_end();
 }

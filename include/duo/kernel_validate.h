@@ -13,13 +13,16 @@
  *                                  (duo_vd_shadow)
  *     duo_vd_end()                 the GPU's results against the shadows
  *   host (serial, OpenMP, a CUDA build's host path):
- *     duo_vd_begin(..., gpu = 0)   copies of those allocations
+ *     duo_vd_begin(..., gpu = 0)   copies of the allocations it may write
  *     the kernel, with every thread
- *     duo_vd_rerun()               keep its results, put the inputs back,
- *                                  one thread from now on
- *     the kernel again
- *     duo_vd_end()                 one thread against every thread; the
+ *     duo_vd_rerun()               one thread from now on
+ *     the kernel again, its pointers moved onto the copies
+ *                                  (duo_vd_shadow)
+ *     duo_vd_end()                 every thread against one thread; the
  *                                  memory is left as every thread left it
+ *   (where an argument may hold pointers, a struct or a pointer to one,
+ *   the host check copies every allocation, duo_vd_rerun puts them back
+ *   for the second run, and duo_vd_shadow leaves pointers as they are)
  * duo_vd_begin returns 0 for a launch that is not checked (the reason
  * goes into the summary); the macros then launch it once, as usual.
  */
@@ -50,8 +53,9 @@ typedef struct duo_vd_arg {
     const void *ptr; /* the pointer (NULL for scalars and opaque values) */
     int kind;        /* DUO_VD_*                                         */
     int is_const;    /* points to const: read only                       */
-    const void *value;  /* a struct passed by value: its bytes, for the  */
-    size_t value_bytes; /* check (NULL, 0 where not seen)                */
+    const void *value;  /* a struct passed by value (C: or a pointer to  */
+    size_t value_bytes; /* one): its bytes, for the check (NULL, 0 where
+                           not seen)                                     */
 } duo_vd_arg;
 
 /* 1 when DUO_VALIDATE is on (and no graph is being captured). */
@@ -63,7 +67,9 @@ int duo_validating(void);
 int duo_vd_begin(const char *kernel, const char *file, int line,
                  const char *arg_names, int dims, size_t ni, size_t nj,
                  size_t nk, const duo_vd_arg *args, int nargs, int gpu);
-/* GPU check: the shadow of device address p (an argument's pointer). */
+/* The second run's address for p (an argument's pointer): its shadow,
+ * the copy the check holds of its allocation, or p itself where the run
+ * works on the program's memory. */
 void *duo_vd_shadow(const void *p);
 /* GPU check: in a copy of a struct passed by value (n bytes), every
  * 8-byte word that is an address in an allocation the check holds moved
@@ -159,8 +165,20 @@ void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
              const signed char *: (a), unsigned char *: (a),                \
              const unsigned char *: (a), void *: (a), const void *: (a),    \
              default: (const void *)0)
+/* A copy of the argument's value (an array of one, which any object
+ * type can initialize; the comma turns an array into its pointer): for
+ * a struct or a pointer to one, whose bytes the host check reads for
+ * addresses of duo memory.  NULL, 0 for the others. */
+#define DUO_VD_VALUE_TYPE_(a) __typeof__((void)0, (a))
+#define DUO_VD_VALUE_(a)                                                    \
+    (DUO_VD_KIND_(a) == DUO_VD_OPAQUE                                       \
+         ? (const void *)(DUO_VD_VALUE_TYPE_(a)[1]){(a)}                    \
+         : (const void *)0)
+#define DUO_VD_VALUE_BYTES_(a)                                              \
+    (DUO_VD_KIND_(a) == DUO_VD_OPAQUE ? sizeof(DUO_VD_VALUE_TYPE_(a)) : 0)
 #define DUO_VD_ARG_(a)                                                      \
-    {DUO_VD_PTR_(a), DUO_VD_KIND_(a), DUO_VD_CONST_(a), (const void *)0, 0}
+    {DUO_VD_PTR_(a), DUO_VD_KIND_(a), DUO_VD_CONST_(a), DUO_VD_VALUE_(a),   \
+     DUO_VD_VALUE_BYTES_(a)}
 
 /* DUO_VD_ARGS_(a, b, c) -> DUO_VD_ARG_(a), DUO_VD_ARG_(b), DUO_VD_ARG_(c),
  * for up to 24 arguments. */
@@ -201,14 +219,76 @@ void duo_vd_user_reduce_end(int kind, const void *got, const void *ref,
     DUO_VD_CAT_(DUO_VD_E, DUO_VD_CAT_(DUO_VD_COUNT_(__VA_ARGS__), _))       \
     (__VA_ARGS__)
 
+/* An argument for the second run: a pointer moved onto its shadow, as
+ * its own type; anything else as it is.  (Each branch must compile for
+ * any argument, hence the pointer through DUO_VD_PTR_.) */
+#define DUO_VD_MOVED_(T, a) ((T)duo_vd_shadow(DUO_VD_PTR_(a)))
+#define DUO_VD_ON_SHADOW_(a)                                                \
+    _Generic((a), float *: DUO_VD_MOVED_(float *, a),                       \
+             const float *: DUO_VD_MOVED_(const float *, a),                \
+             double *: DUO_VD_MOVED_(double *, a),                          \
+             const double *: DUO_VD_MOVED_(const double *, a),              \
+             int *: DUO_VD_MOVED_(int *, a),                                \
+             const int *: DUO_VD_MOVED_(const int *, a),                    \
+             long *: DUO_VD_MOVED_(long *, a),                              \
+             const long *: DUO_VD_MOVED_(const long *, a),                  \
+             long long *: DUO_VD_MOVED_(long long *, a),                    \
+             const long long *: DUO_VD_MOVED_(const long long *, a),        \
+             unsigned *: DUO_VD_MOVED_(unsigned *, a),                      \
+             const unsigned *: DUO_VD_MOVED_(const unsigned *, a),          \
+             unsigned long *: DUO_VD_MOVED_(unsigned long *, a),            \
+             const unsigned long *: DUO_VD_MOVED_(const unsigned long *, a), \
+             unsigned long long *: DUO_VD_MOVED_(unsigned long long *, a),  \
+             const unsigned long long *:                                    \
+                 DUO_VD_MOVED_(const unsigned long long *, a),              \
+             char *: DUO_VD_MOVED_(char *, a),                              \
+             const char *: DUO_VD_MOVED_(const char *, a),                  \
+             signed char *: DUO_VD_MOVED_(signed char *, a),                \
+             const signed char *: DUO_VD_MOVED_(const signed char *, a),    \
+             unsigned char *: DUO_VD_MOVED_(unsigned char *, a),            \
+             const unsigned char *: DUO_VD_MOVED_(const unsigned char *, a), \
+             void *: DUO_VD_MOVED_(void *, a),                              \
+             const void *: DUO_VD_MOVED_(const void *, a), default: (a))
+
+/* DUO_VD_SHADOWS_(a, b, c) -> DUO_VD_ON_SHADOW_(a), ..., up to 24. */
+#define DUO_VD_S1_(a) DUO_VD_ON_SHADOW_(a)
+#define DUO_VD_S2_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S1_(__VA_ARGS__)
+#define DUO_VD_S3_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S2_(__VA_ARGS__)
+#define DUO_VD_S4_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S3_(__VA_ARGS__)
+#define DUO_VD_S5_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S4_(__VA_ARGS__)
+#define DUO_VD_S6_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S5_(__VA_ARGS__)
+#define DUO_VD_S7_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S6_(__VA_ARGS__)
+#define DUO_VD_S8_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S7_(__VA_ARGS__)
+#define DUO_VD_S9_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S8_(__VA_ARGS__)
+#define DUO_VD_S10_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S9_(__VA_ARGS__)
+#define DUO_VD_S11_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S10_(__VA_ARGS__)
+#define DUO_VD_S12_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S11_(__VA_ARGS__)
+#define DUO_VD_S13_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S12_(__VA_ARGS__)
+#define DUO_VD_S14_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S13_(__VA_ARGS__)
+#define DUO_VD_S15_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S14_(__VA_ARGS__)
+#define DUO_VD_S16_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S15_(__VA_ARGS__)
+#define DUO_VD_S17_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S16_(__VA_ARGS__)
+#define DUO_VD_S18_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S17_(__VA_ARGS__)
+#define DUO_VD_S19_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S18_(__VA_ARGS__)
+#define DUO_VD_S20_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S19_(__VA_ARGS__)
+#define DUO_VD_S21_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S20_(__VA_ARGS__)
+#define DUO_VD_S22_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S21_(__VA_ARGS__)
+#define DUO_VD_S23_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S22_(__VA_ARGS__)
+#define DUO_VD_S24_(a, ...) DUO_VD_ON_SHADOW_(a), DUO_VD_S23_(__VA_ARGS__)
+#define DUO_VD_SHADOWS_(...)                                                \
+    DUO_VD_CAT_(DUO_VD_S, DUO_VD_CAT_(DUO_VD_COUNT_(__VA_ARGS__), _))       \
+    (__VA_ARGS__)
+
 /* The checked form of a host launch: run twice when duo_vd_begin says
- * so (an expression; `call` is the kernel call). */
-#define DUO_VD_HOST_LAUNCH_(kernel, dims, ni, nj, nk, call, ...)            \
+ * so (an expression; `call` is the kernel call, `moved_call` the same
+ * with DUO_VD_SHADOWS_ of the arguments). */
+#define DUO_VD_HOST_LAUNCH_(kernel, dims, ni, nj, nk, call, moved_call,     \
+                            ...)                                            \
     (duo_vd_begin(#kernel, __FILE__, __LINE__, #__VA_ARGS__, dims, ni, nj,  \
                   nk,                                                       \
                   (const duo_vd_arg[]){DUO_VD_ARGS_(__VA_ARGS__)},          \
                   DUO_VD_COUNT_(__VA_ARGS__), 0)                            \
-         ? (call, duo_vd_rerun(), call, duo_vd_end())                       \
+         ? (call, duo_vd_rerun(), moved_call, duo_vd_end())                 \
          : (void)(call))
 #endif /* !__cplusplus */
 
