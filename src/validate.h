@@ -104,6 +104,9 @@ typedef struct duo_vd_diff {
 } duo_vd_diff;
 void duo_vd_compare(int kind, const void *a, const void *b, size_t n,
                     duo_vd_diff *d);
+/* memcpy of host memory, shared among the OpenMP threads for large
+ * sizes (the host check's copies of an allocation). */
+void duo_vd_copy(void *dst, const void *src, size_t bytes);
 /* "0.1234567 (0x3dfcd6e9)" for element i of a `kind` array. */
 void duo_vd_format(int kind, const void *p, size_t i, char *buf,
                    size_t size);

@@ -192,7 +192,7 @@ static int fetch(unsigned char *dst, const vd_array *a)
 {
     const double t0 = duo_vd_now();
     const int ok = !duo_vd_gpu()
-                       ? (memcpy(dst, a->alloc.base, a->alloc.bytes), 1)
+                       ? (duo_vd_copy(dst, a->alloc.base, a->alloc.bytes), 1)
                        : duo_be_memcpy(dst, a->alloc.base, a->alloc.bytes,
                                        DUO_DEVICE_TO_HOST) == DUO_SUCCESS;
     duo_vd_add_copy_seconds(duo_vd_now() - t0);
@@ -496,8 +496,8 @@ void duo_vd_rerun(void)
         vd_array *a = &op.arrays[i];
         if (!a->written || !put_back(a))
             continue;
-        memcpy(a->other, a->alloc.base, a->alloc.bytes);
-        memcpy((void *)a->alloc.base, a->before, a->alloc.bytes);
+        duo_vd_copy(a->other, a->alloc.base, a->alloc.bytes);
+        duo_vd_copy((void *)a->alloc.base, a->before, a->alloc.bytes);
     }
     duo_vd_add_copy_seconds(duo_vd_now() - t0);
 #ifdef _OPENMP
@@ -659,7 +659,7 @@ void duo_vd_end(void)
         if (!duo_vd_gpu() && put_back(a) &&
             !(d.identical && a->alloc.bytes % esize == 0)) {
             const double t0 = duo_vd_now();
-            memcpy((void *)a->alloc.base, a->other, a->alloc.bytes);
+            duo_vd_copy((void *)a->alloc.base, a->other, a->alloc.bytes);
             duo_vd_add_copy_seconds(duo_vd_now() - t0);
         }
     }
