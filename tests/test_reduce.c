@@ -465,8 +465,10 @@ static void check_all(const type_info *t, dataset d, const void *hx,
 static void test_type(const type_info *t)
 {
     const size_t lanes = ORD_THREADS * (16 / t->size);
-    /* Around one chunk of one step (LANES); four chunks, the most that
-     * one block folds side by side, and one element more; 8192 and 16384
+    /* Around one warp's lanes (64 and 128 for floats: the host's
+     * one-warp tree) and one chunk of one step (LANES); four chunks, the
+     * most that one block folds side by side, and one element more;
+     * 8192 and 16384
      * (a chunk of MAX_STEPS, though at these n STEPS is 1); 1024 chunks
      * and one more (step 5 wraps: thread 0 adds partials 0 and 1024); the
      * last n with STEPS = 1 and the first with STEPS = 2; and a big n with
@@ -478,6 +480,11 @@ static void test_type(const type_info *t)
                             31,
                             32,
                             33,
+                            64,
+                            65,
+                            127,
+                            128,
+                            129,
                             1021,
                             4093,
                             lanes - 1,

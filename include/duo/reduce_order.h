@@ -144,6 +144,36 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
         (out) = duo_nw_ > 0 ? duo_warps_[0] : (IDENTITY);                  \
     } while (0)
 
+/* Steps 3 and 4 for the lanes w[0..P*VEC) of P threads of one warp,
+ * P a power of two (a constant, so that each loop has fixed bounds and
+ * vectorizes), into out.  Lanes past the elements hold the identity:
+ * where DUO_ORDER_FOLD skips a combination with it, this one makes it,
+ * which changes nothing (see the top of this file). */
+#define DUO_ORDER_WARP_TREE_(Acc, VEC, OP, w, P, out)                      \
+    do {                                                                   \
+        Acc duo_t_[P];                                                     \
+        for (size_t duo_i_ = 0; duo_i_ < (P); ++duo_i_) {                  \
+            const Acc *duo_v_ = (w) + duo_i_ * (VEC);                      \
+            duo_t_[duo_i_] =                                               \
+                (VEC) == 4 ? OP(OP(duo_v_[0], duo_v_[1]),                  \
+                                OP(duo_v_[(VEC) / 2], duo_v_[(VEC) - 1]))  \
+                           : OP(duo_v_[0], duo_v_[1]);                     \
+        }                                                                  \
+        DUO_ORDER_HALVE_(duo_t_, P, 16, OP);                               \
+        DUO_ORDER_HALVE_(duo_t_, P, 8, OP);                                \
+        DUO_ORDER_HALVE_(duo_t_, P, 4, OP);                                \
+        DUO_ORDER_HALVE_(duo_t_, P, 2, OP);                                \
+        DUO_ORDER_HALVE_(duo_t_, P, 1, OP);                                \
+        (out) = duo_t_[0];                                                 \
+    } while (0)
+/* One level of the fold, v[i] = v[i] + v[i + h] for i < h, where P > h. */
+#define DUO_ORDER_HALVE_(v, P, h, OP)                                      \
+    do {                                                                   \
+        if ((P) > (h))                                                     \
+            for (size_t duo_i_ = 0; duo_i_ < (h); ++duo_i_)                \
+                (v)[duo_i_] = OP((v)[duo_i_], (v)[duo_i_ + (h)]);          \
+    } while (0)
+
 /* HINT for ELEMs that read no array (see below). */
 #define DUO_ORDER_NO_HINT(ctx, i) ((void)0)
 
@@ -154,6 +184,9 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
  * memset call, most of the time of a short reduction); a short last
  * chunk sets up and reads only the lanes that have elements (to the end
  * of their thread) and combines only the threads and warps they reach.
+ * A chunk of at most one warp's lanes (a short reduction, a short
+ * segment) takes DUO_ORDER_WARP_TREE_ over the next power of two of its
+ * threads instead: the same value, in loops of fixed bounds.
  *
  * HINT(ctx, i) prefetches element i (DUO_ORDER_NO_HINT: nothing).  A
  * whole chunk hints each 64-byte line of the next step (or of the next
@@ -172,6 +205,29 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
         const size_t filled =                                                \
             count < (size_t)duo_lanes_ ? count : (size_t)duo_lanes_;         \
         const size_t used = (filled + (VEC) - 1) / (VEC); /* threads */      \
+        if (count <= (size_t)DUO_REDUCE_WARP * (VEC)) {                      \
+            Acc w[DUO_REDUCE_WARP * (VEC)];                                  \
+            size_t p = 1;                                                    \
+            while (p < used)                                                 \
+                p *= 2;                                                      \
+            DUO_ORDER_SIMD_                                                  \
+            for (size_t l = 0; l < count; ++l) {                             \
+                const Acc v = ELEM(ctx, base + l);                           \
+                w[l] = OP((Acc)(IDENTITY), v);                               \
+            }                                                                \
+            for (size_t l = count; l < p * (VEC); ++l)                       \
+                w[l] = IDENTITY;                                             \
+            Acc out;                                                         \
+            switch (p) {                                                     \
+            case 1: DUO_ORDER_WARP_TREE_(Acc, VEC, OP, w, 1, out); break;    \
+            case 2: DUO_ORDER_WARP_TREE_(Acc, VEC, OP, w, 2, out); break;    \
+            case 4: DUO_ORDER_WARP_TREE_(Acc, VEC, OP, w, 4, out); break;    \
+            case 8: DUO_ORDER_WARP_TREE_(Acc, VEC, OP, w, 8, out); break;    \
+            case 16: DUO_ORDER_WARP_TREE_(Acc, VEC, OP, w, 16, out); break;  \
+            default: DUO_ORDER_WARP_TREE_(Acc, VEC, OP, w, 32, out); break;  \
+            }                                                                \
+            return out;                                                      \
+        }                                                                    \
         Acc lane[duo_lanes_];                                                \
         if (count == chunk) {                                                \
             for (size_t s = 0; s < steps; ++s) {                             \
