@@ -275,9 +275,10 @@ static uint64_t float_distance(int kind, const void *a, const void *b,
 /* Copies and comparisons of at least SHARE_MIN bytes are shared among
  * the OpenMP threads, SHARE_BLOCK bytes at a time: one core does not
  * draw all of the memory's bandwidth (on a 2-core machine two threads
- * halved duo-cg's validated copies and comparisons), and below a
- * megabyte the parallel region would cost more than it saves.  (The
- * one-thread run's setting is undone before each of them.) */
+ * took duo-cg 512^2's validated run from 12.7 to 9.1 s, its copies from
+ * 3.5 to 1.8 s), and below a megabyte the parallel region would cost
+ * more than it saves.  (The one-thread run's setting is undone before
+ * each of them.) */
 enum { SHARE_MIN = 1 << 20, SHARE_BLOCK = 1 << 16 };
 
 void duo_vd_copy(void *dst, const void *src, size_t bytes)
