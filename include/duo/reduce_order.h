@@ -144,36 +144,41 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
         (out) = duo_nw_ > 0 ? duo_warps_[0] : (IDENTITY);                  \
     } while (0)
 
-/* Steps 2 to 4 for the P * VEC lanes of P threads of one warp, P a
- * power of two (a constant, so that each loop has fixed bounds and
- * vectorizes), into out.  With `direct` (a constant: the elements fill
- * the P threads), lane i is element base + i started from the identity,
- * read where its thread's pair tree needs it: a vector of threads then
- * reads its elements with a stride, which compilers make of shuffles of
- * the elements, cheaper than shuffles of the accumulators (64 floats
- * summed in double took 19 ns instead of 26, serially).  Else lane i is
- * w[i], the lanes past the elements holding the identity: where
- * DUO_ORDER_FOLD skips a combination with it, this one makes it, which
- * changes nothing (see the top of this file). */
-#define DUO_ORDER_WARP_TREE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w,    \
-                             direct, P, out)                               \
+/* Steps 2 to 4 for the lanes of P threads of one warp, of which the
+ * first `count` hold elements base, base + 1, ...; P a power of two (a
+ * constant, so that the fold has fixed bounds), into out.  Each thread
+ * reads its own VEC elements where its pair tree needs them: a vector of
+ * threads reads them with a stride, which compilers make of shuffles of
+ * the elements, cheaper than shuffles of the accumulators after step 2
+ * (64 floats summed in double took 19 ns instead of 26, serially).
+ * Lanes past the elements hold the identity: where DUO_ORDER_FOLD skips
+ * a combination with it, this one makes it, which changes nothing (see
+ * the top of this file). */
+#define DUO_ORDER_WARP_TREE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count, \
+                             P, out)                                       \
     do {                                                                   \
         Acc duo_t_[P];                                                     \
-        for (size_t duo_i_ = 0; duo_i_ < (P); ++duo_i_) {                  \
+        const size_t duo_full_ = (count) / (VEC);                          \
+        for (size_t duo_i_ = 0; duo_i_ < duo_full_; ++duo_i_) {            \
+            Acc duo_v_[VEC];                                               \
+            for (size_t duo_j_ = 0; duo_j_ < (VEC); ++duo_j_) {            \
+                const Acc duo_x_ =                                         \
+                    ELEM(ctx, (base) + duo_i_ * (VEC) + duo_j_);           \
+                duo_v_[duo_j_] = OP((Acc)(IDENTITY), duo_x_);              \
+            }                                                              \
+            duo_t_[duo_i_] = DUO_ORDER_PAIRS_(VEC, OP, duo_v_);            \
+        }                                                                  \
+        for (size_t duo_i_ = duo_full_; duo_i_ < (P); ++duo_i_) {          \
             Acc duo_v_[VEC];                                               \
             for (size_t duo_j_ = 0; duo_j_ < (VEC); ++duo_j_) {            \
                 const size_t duo_l_ = duo_i_ * (VEC) + duo_j_;             \
-                if (direct) {                                              \
+                duo_v_[duo_j_] = IDENTITY;                                 \
+                if (duo_l_ < (count)) {                                    \
                     const Acc duo_x_ = ELEM(ctx, (base) + duo_l_);         \
                     duo_v_[duo_j_] = OP((Acc)(IDENTITY), duo_x_);          \
-                } else {                                                   \
-                    duo_v_[duo_j_] = (w)[duo_l_];                          \
                 }                                                          \
             }                                                              \
-            duo_t_[duo_i_] =                                               \
-                (VEC) == 4 ? OP(OP(duo_v_[0], duo_v_[1]),                  \
-                                OP(duo_v_[(VEC) / 2], duo_v_[(VEC) - 1]))  \
-                           : OP(duo_v_[0], duo_v_[1]);                     \
+            duo_t_[duo_i_] = DUO_ORDER_PAIRS_(VEC, OP, duo_v_);            \
         }                                                                  \
         DUO_ORDER_HALVE_(duo_t_, P, 16, OP);                               \
         DUO_ORDER_HALVE_(duo_t_, P, 8, OP);                                \
@@ -183,40 +188,33 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
         (out) = duo_t_[0];                                                 \
     } while (0)
 
-/* The cases of a switch on 2 P + direct, P = 1 .. 32, each putting
+/* Step 3: a thread's VEC lanes v as a balanced pair tree. */
+#define DUO_ORDER_PAIRS_(VEC, OP, v)                                       \
+    ((VEC) == 4 ? OP(OP((v)[0], (v)[1]), OP((v)[(VEC) / 2], (v)[(VEC) - 1])) \
+                : OP((v)[0], (v)[1]))
+
+/* The cases of a switch on P = 1 .. 32, each putting
  * DUO_ORDER_WARP_TREE_ of P threads in out. */
-#define DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w,    \
-                             direct, P, out)                               \
-    case 2 * (P) + (direct):                                               \
-        DUO_ORDER_WARP_TREE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w,    \
-                             direct, P, out);                              \
+#define DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count, \
+                             P, out)                                       \
+    case P:                                                                \
+        DUO_ORDER_WARP_TREE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base,       \
+                             count, P, out);                               \
         break;
-#define DUO_ORDER_WARP_CASES_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w,   \
-                              out)                                         \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 0, 1,  \
+#define DUO_ORDER_WARP_CASES_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base,      \
+                              count, out)                                  \
+    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count, 1, \
                          out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 1, 1,  \
+    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count, 2, \
                          out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 0, 2,  \
+    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count, 4, \
                          out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 1, 2,  \
+    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count, 8, \
                          out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 0, 4,  \
-                         out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 1, 4,  \
-                         out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 0, 8,  \
-                         out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 1, 8,  \
-                         out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 0, 16, \
-                         out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 1, 16, \
-                         out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 0, 32, \
-                         out)                                              \
-    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, w, 1, 32, \
-                         out)
+    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count,    \
+                         16, out)                                          \
+    DUO_ORDER_WARP_CASE_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base, count,    \
+                         32, out)
 
 /* One level of the fold, v[i] = v[i] + v[i + h] for i < h, where P > h. */
 #define DUO_ORDER_HALVE_(v, P, h, OP)                                      \
@@ -238,8 +236,8 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
  * of their thread) and combines only the threads and warps they reach.
  * A chunk of at most one warp's lanes (a short reduction, a short
  * segment) takes DUO_ORDER_WARP_TREE_ over the next power of two of its
- * threads instead: the same value, in loops of fixed bounds, reading
- * its elements directly where they fill those threads.
+ * threads instead: the same value, each thread reading its own
+ * elements, and a fold of fixed bounds.
  *
  * HINT(ctx, i) prefetches element i (DUO_ORDER_NO_HINT: nothing).  A
  * whole chunk hints each 64-byte line of the next step (or of the next
@@ -259,24 +257,13 @@ DUO_ORDER_FN_ size_t duo_reduce_steps(size_t n, size_t lanes)
             count < (size_t)duo_lanes_ ? count : (size_t)duo_lanes_;         \
         const size_t used = (filled + (VEC) - 1) / (VEC); /* threads */      \
         if (count <= (size_t)DUO_REDUCE_WARP * (VEC)) {                      \
-            Acc w[DUO_REDUCE_WARP * (VEC)];                                  \
             size_t p = 1;                                                    \
             while (p < used)                                                 \
                 p *= 2;                                                      \
-            const int full = count == p * (VEC);                             \
-            if (!full) {                                                     \
-                DUO_ORDER_SIMD_                                              \
-                for (size_t l = 0; l < count; ++l) {                         \
-                    const Acc v = ELEM(ctx, base + l);                       \
-                    w[l] = OP((Acc)(IDENTITY), v);                           \
-                }                                                            \
-                for (size_t l = count; l < p * (VEC); ++l)                   \
-                    w[l] = IDENTITY;                                         \
-            }                                                                \
             Acc out = IDENTITY; /* the cases cover every p */              \
-            switch (p * 2 + (size_t)full) {                                  \
+            switch (p) {                                                     \
             DUO_ORDER_WARP_CASES_(Acc, VEC, OP, IDENTITY, ELEM, ctx, base,   \
-                                  w, out)                                    \
+                                  count, out)                                \
             }                                                                \
             return out;                                                      \
         }                                                                    \
