@@ -281,18 +281,29 @@ static uint64_t float_distance(int kind, const void *a, const void *b,
  * each of them.) */
 enum { SHARE_MIN = 1 << 20, SHARE_BLOCK = 1 << 16 };
 
+#ifdef _OPENMP
+/* The SHARE_BLOCK blocks of `bytes`, and the length of block k. */
+static size_t share_blocks(size_t bytes)
+{
+    return (bytes + SHARE_BLOCK - 1) / SHARE_BLOCK;
+}
+static size_t share_block_bytes(size_t bytes, size_t k)
+{
+    const size_t left = bytes - k * SHARE_BLOCK;
+    return left < SHARE_BLOCK ? left : SHARE_BLOCK;
+}
+#endif
+
 void duo_vd_copy(void *dst, const void *src, size_t bytes)
 {
 #ifdef _OPENMP
     if (bytes >= SHARE_MIN) {
-        const size_t blocks = (bytes + SHARE_BLOCK - 1) / SHARE_BLOCK;
+        const size_t blocks = share_blocks(bytes);
 #pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < blocks; ++k) {
-            const size_t at = k * SHARE_BLOCK;
-            const size_t m = bytes - at < SHARE_BLOCK ? bytes - at
-                                                      : SHARE_BLOCK;
-            memcpy((char *)dst + at, (const char *)src + at, m);
-        }
+        for (size_t k = 0; k < blocks; ++k)
+            memcpy((char *)dst + k * SHARE_BLOCK,
+                   (const char *)src + k * SHARE_BLOCK,
+                   share_block_bytes(bytes, k));
         return;
     }
 #endif
@@ -305,16 +316,13 @@ static int all_equal(const void *a, const void *b, size_t bytes)
 {
 #ifdef _OPENMP
     if (bytes >= SHARE_MIN) {
-        const size_t blocks = (bytes + SHARE_BLOCK - 1) / SHARE_BLOCK;
+        const size_t blocks = share_blocks(bytes);
         int differ = 0;
 #pragma omp parallel for schedule(static) reduction(| : differ)
-        for (size_t k = 0; k < blocks; ++k) {
-            const size_t at = k * SHARE_BLOCK;
-            const size_t m = bytes - at < SHARE_BLOCK ? bytes - at
-                                                      : SHARE_BLOCK;
-            differ |= memcmp((const char *)a + at, (const char *)b + at,
-                             m) != 0;
-        }
+        for (size_t k = 0; k < blocks; ++k)
+            differ |= memcmp((const char *)a + k * SHARE_BLOCK,
+                             (const char *)b + k * SHARE_BLOCK,
+                             share_block_bytes(bytes, k)) != 0;
         return !differ;
     }
 #endif

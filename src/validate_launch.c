@@ -87,7 +87,6 @@ static struct {
     vd_array *arrays;
     int narrays, capacity;
     int threads;             /* host: the thread count to restore       */
-    int gpu;                 /* the GPU check (else the host's)          */
     int restore_all;         /* host: every allocation is restore-mode  */
     double t0;
 } op;
@@ -308,7 +307,7 @@ static int follow_struct(const void *bytes, size_t n)
  * the program's memory, put back after the first; else on a copy). */
 static int put_back(const vd_array *a)
 {
-    return !op.gpu && (op.restore_all || a->restore);
+    return !duo_vd_gpu() && (op.restore_all || a->restore);
 }
 
 /* Host: the allocation that 8-byte word w (argument k's pointer, or a
@@ -371,7 +370,6 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
     op.extent[0] = ni;
     op.extent[1] = nj;
     op.extent[2] = nk;
-    op.gpu = gpu;
     op.restore_all = 0;
     ++op.number;
 
@@ -451,7 +449,7 @@ int duo_vd_begin(const char *kernel, const char *file, int line,
  * every one; on the host the written ones, unless restore-mode. */
 static int shadowed(const vd_array *a)
 {
-    return op.active && (op.gpu || (a->written && !put_back(a)));
+    return op.active && (duo_vd_gpu() || (a->written && !put_back(a)));
 }
 
 void *duo_vd_shadow(const void *p)
@@ -656,7 +654,7 @@ void duo_vd_end(void)
         /* Restore mode: leave what every thread computed (where one
          * thread's bits differ anywhere: most launches agree to the last
          * byte). */
-        if (!duo_vd_gpu() && put_back(a) &&
+        if (put_back(a) &&
             !(d.identical && a->alloc.bytes % esize == 0)) {
             const double t0 = duo_vd_now();
             duo_vd_copy((void *)a->alloc.base, a->other, a->alloc.bytes);
