@@ -13,24 +13,25 @@
  * host run reads host copies.  On the host the one-thread run works on
  * those copies, its pointers moved onto them as the GPU check's host
  * run's are (duo_vd_shadow): one copy of each written allocation, and
- * every thread's results stay where the program left them.  Where an
- * argument may hold pointers the move cannot follow (a struct, or a
- * pointer to anything but numbers and bytes), every live allocation is
- * copied instead, and put back between the two runs ("restore" mode:
- * three copies of each, the last to keep every thread's results).
- * The copies' buffers are kept from launch
- * to launch, grown as needed, and freed at duo_finalize; on the GPU they
- * are pinned (duo_be_malloc_host), which copies from the device fill
- * several times faster than pageable memory, with pageable memory where
- * pinning fails.
+ * every thread's results stay where the program left them.  An
+ * allocation reached through an argument whose pointers the move cannot
+ * follow (a struct, or a pointer to anything but numbers and bytes) is
+ * put back in place between the two runs instead ("restore" mode: three
+ * copies, the last to keep every thread's results); where such an
+ * argument reaches an allocation that may itself hold pointers, every
+ * live allocation is (host_follow).  The copies' buffers are kept from
+ * launch to launch, grown as needed, and freed at duo_finalize; on the
+ * GPU they are pinned (duo_be_malloc_host), which copies from the device
+ * fill several times faster than pageable memory, with pageable memory
+ * where pinning fails.
  *
  * What cannot be checked is skipped, with its reason in the summary: a
  * pointer duo did not allocate (the kernel could write memory that
  * cannot be put back for the second run), and, on the GPU, an argument
  * that may hold device pointers (a struct, or a pointer to one), which
  * the host run could not follow.  On the host such arguments are fine:
- * every live allocation is copied instead.  On the GPU a pointer to a
- * struct in a duo allocation of at most PLAIN_MAX_BYTES is checked as
+ * what they reach is put back in place, as above.  On the GPU a pointer
+ * to a struct in a duo allocation of at most PLAIN_MAX_BYTES is checked as
  * bytes when none of the allocation's 8-byte words, read before the
  * launch, is an address in a duo allocation or in device memory
  * (duo_be_is_device_address): plain data, such as a solver's scalars,
