@@ -218,6 +218,54 @@ __device__ void combine_step(typename Op::acc *lane, const Segment<In> &g,
             lane[k] = Op::apply(lane[k], Op::lift(g.x[first + k], first + k));
 }
 
+/* Step 4 of a chunk for the WARPS thread-warps that one warp plays
+ * (w[v]: this lane's value of thread-warp v): each v's shuffle-down
+ * tree over the lanes, then the fold in halves across the v.  Played v
+ * by v, that is 5 WARPS shuffles.  Here the first LOG_WARPS levels
+ * (distances h = 16, 8, 4) exchange instead: in each group of 2h lanes
+ * the lower h keep the first half of the values still in play and the
+ * upper h the second half, and each lane sends the half it gives up to
+ * its partner, lane ^ h, so that each level shuffles half as many values
+ * as the one before.  Every value still meets the partner the tree gives
+ * it, the lower lane's operand on the left: the bits are the tree's.
+ * Then each lane holds one v (its lane bits 16, 8, 4 are v's bits 2, 1,
+ * 0), whose last levels (2, 1) shuffle down as the tree does; v's result
+ * is in lane L(v) and v + WARPS/2's in L(v) + 16 (v + WARPS/4's in
+ * L(v) + 8, ...), so the fold across the v is a shuffle down by 16, 8,
+ * 4.  For 8 thread-warps, 12 shuffles instead of 40.  Valid in lane 0. */
+constexpr int log2_of(int x) { return x <= 1 ? 0 : 1 + log2_of(x / 2); }
+constexpr int LOG_WARPS = log2_of(WARPS);
+static_assert((1 << LOG_WARPS) == WARPS && WARPS <= DUO_REDUCE_WARP,
+              "a warp's lanes spread the thread-warps' values");
+
+template <class Op>
+__device__ typename Op::acc fold_played_warps(typename Op::acc (&w)[WARPS])
+{
+    typedef typename Op::acc Acc;
+    constexpr int HALF_WARP = DUO_REDUCE_WARP / 2;
+    const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+#pragma unroll
+    for (int k = 0; k < LOG_WARPS; ++k) {
+        const int h = HALF_WARP >> k;
+        const int half = WARPS >> (k + 1);
+        const bool upper = (lane & h) != 0;
+#pragma unroll
+        for (int i = 0; i < half; ++i) {
+            const Acc mine = upper ? w[i + half] : w[i];
+            const Acc theirs = shfl_xor(upper ? w[i] : w[i + half], h);
+            w[i] = Op::apply(upper ? theirs : mine, upper ? mine : theirs);
+        }
+    }
+    Acc v = w[0];
+#pragma unroll
+    for (int h = HALF_WARP >> LOG_WARPS; h > 0; h /= 2)
+        v = Op::apply(v, shfl_down(v, h));
+#pragma unroll
+    for (int k = 0; k < LOG_WARPS; ++k)
+        v = Op::apply(v, shfl_down(v, HALF_WARP >> k));
+    return v;
+}
+
 /* Steps 2 to 4 for chunk c of one step (LANES elements from c * LANES)
  * by one warp, which plays the chunk's THREADS threads: lane l plays
  * threads l, l + 32, ..., so that step 4's warp v of the chunk is played
@@ -265,16 +313,7 @@ __device__ typename Op::acc warp_chunk(const Segment<In> &g, size_t c)
             w[v] = pair_tree<Op, VEC>(lanes);
         }
     }
-    for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-#pragma unroll
-        for (int v = 0; v < WARPS; ++v)
-            w[v] = Op::apply(w[v], shfl_down(w[v], h));
-#pragma unroll
-    for (int h = WARPS / 2; h > 0; h /= 2)
-#pragma unroll
-        for (int v = 0; v < h; ++v)
-            w[v] = Op::apply(w[v], w[v + h]);
-    return w[0];
+    return fold_played_warps<Op>(w);
 }
 
 /* A whole run of `steps` steps (a multiple of B) of one thread's lanes,

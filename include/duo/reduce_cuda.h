@@ -55,6 +55,16 @@ template <class T> __device__ ArgPair<T> shfl_down(ArgPair<T> p, int h)
     p.i = __shfl_down_sync(0xffffffffu, p.i, h);
     return p;
 }
+template <class T> __device__ T shfl_xor(T v, int mask)
+{
+    return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+template <class T> __device__ ArgPair<T> shfl_xor(ArgPair<T> p, int mask)
+{
+    p.v = __shfl_xor_sync(0xffffffffu, p.v, mask);
+    p.i = __shfl_xor_sync(0xffffffffu, p.i, mask);
+    return p;
+}
 template <class T> __device__ T shfl_from(T v, int src)
 {
     return __shfl_sync(0xffffffffu, v, src);
