@@ -18,12 +18,12 @@
  * follow (a struct, or a pointer to anything but numbers and bytes) is
  * put back in place between the two runs instead ("restore" mode: three
  * copies, the last to keep every thread's results); where such an
- * argument reaches an allocation that may itself hold pointers, every
- * live allocation is (host_follow).  The copies' buffers are kept from
- * launch to launch, grown as needed, and freed at duo_finalize; on the
- * GPU they are pinned (duo_be_malloc_host), which copies from the device
- * fill several times faster than pageable memory, with pageable memory
- * where pinning fails.
+ * argument reaches an allocation that itself holds an address of duo
+ * memory, every live allocation is (host_follow).  The copies' buffers
+ * are kept from launch to launch, grown as needed, and freed at
+ * duo_finalize; on the GPU they are pinned (duo_be_malloc_host), which
+ * copies from the device fill several times faster than pageable
+ * memory, with pageable memory where pinning fails.
  *
  * What cannot be checked is skipped, with its reason in the summary: a
  * pointer duo did not allocate (the kernel could write memory that
@@ -240,16 +240,22 @@ typedef struct device_span {
     uintptr_t lo, hi;
 } device_span;
 
-static void widen_span(const duo_alloc_view *v, void *ctx)
+/* Widens span ctx to allocation v (widen_to), or to v if it is device
+ * memory (widen_span). */
+static void widen_to(const duo_alloc_view *v, void *ctx)
 {
     device_span *s = (device_span *)ctx;
     const uintptr_t b = (uintptr_t)v->base;
-    if (v->kind != DUO_ALLOC_DEVICE)
-        return;
     if (s->lo == s->hi || b < s->lo)
         s->lo = b;
     if (b + v->bytes > s->hi)
         s->hi = b + v->bytes;
+}
+
+static void widen_span(const duo_alloc_view *v, void *ctx)
+{
+    if (v->kind == DUO_ALLOC_DEVICE)
+        widen_to(v, ctx);
 }
 
 int duo_vd_array_holds_device_pointer(const void *bytes, size_t n)
@@ -311,20 +317,37 @@ static int put_back(const vd_array *a)
     return !duo_vd_gpu() && (op.restore_all || a->restore);
 }
 
+/* Host: whether one of the 8-byte words of bytes[0..n) is an address in
+ * a live duo allocation.  Only words within the span of all of them are
+ * looked up, so that the scan of a large allocation costs about one read
+ * of it, less than putting back every allocation. */
+static int holds_duo_address(const void *bytes, size_t n)
+{
+    device_span span = {0, 0};
+    duo_registry_each(widen_to, &span);
+    for (size_t at = 0; at + 8 <= n; at += 8) {
+        const uint64_t w = duo_vd_word_at(bytes, at);
+        duo_alloc_view v;
+        if (w >= span.lo && w < span.hi &&
+            duo_registry_find((const void *)(uintptr_t)w, &v))
+            return 1;
+    }
+    return 0;
+}
+
 /* Host: the allocation that 8-byte word w (argument k's pointer, or a
  * word of it passed by value) points into, made restore-mode: the
  * second run reaches it through a pointer the launch macros cannot
- * move.  1 when done or w is no address of duo memory; 0 when it may
- * itself hold pointers (more than PLAIN_MAX_BYTES, or a word that is an
- * address of duo memory), which only restoring every allocation covers;
- * -1 when there is no memory for the check. */
+ * move.  1 when done or w is no address of duo memory; 0 when it itself
+ * holds an address of duo memory (the second run could follow it
+ * anywhere), which only restoring every allocation covers; -1 when
+ * there is no memory for the check. */
 static int host_reach(uint64_t w, int k, int is_const)
 {
     duo_alloc_view v;
     if (w == 0 || !duo_registry_find((const void *)(uintptr_t)w, &v))
         return 1;
-    if (v.bytes > PLAIN_MAX_BYTES ||
-        duo_vd_holds_device_address(v.base, v.bytes))
+    if (holds_duo_address(v.base, v.bytes))
         return 0;
     vd_array *a = array_of(&v);
     if (a == NULL)

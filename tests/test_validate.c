@@ -24,15 +24,18 @@
  * name it, its line, its array and the index where the threads' shares
  * meet.
  * `through_struct` reaches its array through a struct passed by value:
- * checked everywhere (on the host every allocation is copied; on the GPU
- * the struct's pointer is followed to the array, and the host run gets
- * a copy of the struct that points to its shadow).  `through_rows`
+ * checked everywhere (on the host the array it reaches is put back in
+ * place for the one-thread run; on the GPU the struct's pointer is
+ * followed to the array, and the host run gets a copy of the struct
+ * that points to its shadow).  `through_rows`
  * reaches its array through an array of pointers in a struct: checked
  * on the host, skipped on the GPU with that reason.  `scale` over the
  * two halves of one allocation (read the first, write the second
  * through a pointer into its middle) checks that the host's second run,
  * which works on a copy of what a launch may write, finds both pointers
- * in that copy.
+ * in that copy.  On the host, `through_struct` reaching an allocation
+ * above 64 KiB must have that allocation alone put back, not every live
+ * one (the summary's bytes compared tell).
  * A graph of `scale` and the build's plant, replayed twice, must have
  * both launches of each replay checked and the plant named in each.
  * Pointers to structs in duo memory: `set_coeffs` writes a struct of
@@ -570,6 +573,52 @@ static void check_struct_pointers(int gpu, int threads)
     free(text);
 }
 
+/* Host: a struct whose pointer reaches an allocation of more than 64
+ * KiB that holds no address of duo memory makes the check put back that
+ * allocation alone, not every live one: with another allocation of 1 MB
+ * alive, the check compares the 0.16 MB that `through_struct` writes. */
+static void check_large_reach(void)
+{
+    enum { BIG = 40009, OTHER = 250000 };
+    float *hx = (float *)malloc(BIG * sizeof(float));
+    float *got = (float *)malloc(BIG * sizeof(float));
+    CHECK(hx != NULL && got != NULL);
+    if (hx == NULL || got == NULL) {
+        free(hx);
+        free(got);
+        return;
+    }
+    char report[] = "/tmp/duo-test-validate-reach.XXXXXX";
+    report_open(report);
+    CHECK_OK(duo_init());
+    test_rng rng;
+    test_rng_seed(&rng, 3001);
+    for (int i = 0; i < BIG; ++i)
+        hx[i] = test_rng_uniform_f(&rng) - 0.5f;
+    float *big = NULL, *other = NULL;
+    CHECK_OK(duo_malloc((void **)&big, BIG * sizeof(float)));
+    CHECK_OK(duo_malloc((void **)&other, OTHER * sizeof(float)));
+    CHECK_OK(duo_memset(other, 0, OTHER * sizeof(float)));
+    CHECK_OK(duo_memcpy(big, hx, BIG * sizeof(float), DUO_HOST_TO_DEVICE));
+    pair s = {big, BIG};
+    CHECK_OK(DUO_LAUNCH(through_struct, BIG, s));
+    memset(got, 0xff, BIG * sizeof(float));
+    CHECK_OK(duo_memcpy(got, big, BIG * sizeof(float), DUO_DEVICE_TO_HOST));
+    size_t bad = 0;
+    for (int i = 0; i < BIG; ++i)
+        bad += got[i] != 2.0f * hx[i];
+    CHECK_EQ_U64(bad, 0);
+    duo_free(big);
+    duo_free(other);
+    CHECK_OK(duo_finalize());
+    char *text = report_take(report, "large reach report", 0);
+    CHECK_CONTAINS(text, "1 operation(s) checked, 0 differ, 0 skipped; "
+                         "0.2 MB compared");
+    free(text);
+    free(hx);
+    free(got);
+}
+
 /* User reductions under DUO_VALIDATE=1: each is run again as the
  * reference (the host path on the GPU, one thread on the host) and the
  * results compared; the GPU's plant is named; a pointer in the
@@ -720,6 +769,8 @@ int main(int argc, char **argv)
 
     check_graph(gpu, threads);
     check_struct_pointers(gpu, threads);
+    if (!gpu)
+        check_large_reach();
     check_user_reductions(gpu);
     setenv("DUO_VALIDATE", "1", 1);
 
