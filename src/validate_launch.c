@@ -227,24 +227,24 @@ int duo_vd_holds_device_address(const void *bytes, size_t n)
     return 0;
 }
 
-/* The span of the live duo device allocations, [lo, hi): a word outside
- * it is no address of theirs, which spares most words a registry
- * lookup.  Outside it, only words in [DEVICE_ASK_LO, DEVICE_ASK_HI) --
- * x86-64's user-space addresses (47 bits) above the first 4 GiB -- are
- * asked whether they are device memory from elsewhere: most data (floats
- * and doubles of ordinary size, small integers) is not, and the question
- * costs a driver call. */
+/* The span of live duo allocations, [lo, hi): a word outside it is no
+ * address of theirs, which spares most words a registry lookup.  When
+ * device memory is asked about, only words outside it in
+ * [DEVICE_ASK_LO, DEVICE_ASK_HI) -- x86-64's user-space addresses (47
+ * bits) above the first 4 GiB -- are asked whether they are device
+ * memory from elsewhere: most data (floats and doubles of ordinary size,
+ * small integers) is not, and the question costs a driver call. */
 #define DEVICE_ASK_LO ((uint64_t)1 << 32)
 #define DEVICE_ASK_HI ((uint64_t)1 << 47)
-typedef struct device_span {
+typedef struct alloc_span {
     uintptr_t lo, hi;
-} device_span;
+} alloc_span;
 
-/* Widens span ctx to allocation v (widen_to), or to v if it is device
- * memory (widen_span). */
+/* Span ctx widened to allocation v (widen_to), or to v only if it is
+ * device memory (widen_to_device). */
 static void widen_to(const duo_alloc_view *v, void *ctx)
 {
-    device_span *s = (device_span *)ctx;
+    alloc_span *s = (alloc_span *)ctx;
     const uintptr_t b = (uintptr_t)v->base;
     if (s->lo == s->hi || b < s->lo)
         s->lo = b;
@@ -252,29 +252,38 @@ static void widen_to(const duo_alloc_view *v, void *ctx)
         s->hi = b + v->bytes;
 }
 
-static void widen_span(const duo_alloc_view *v, void *ctx)
+static void widen_to_device(const duo_alloc_view *v, void *ctx)
 {
     if (v->kind == DUO_ALLOC_DEVICE)
         widen_to(v, ctx);
 }
 
-int duo_vd_array_holds_device_pointer(const void *bytes, size_t n)
+/* Whether one of the 8-byte words of bytes[0..n) is an address in a live
+ * duo allocation (device: a device allocation, or device memory from
+ * elsewhere).  Only words within the span of those allocations are
+ * looked up, so a scan costs about one read of the bytes. */
+static int words_hold_address(const void *bytes, size_t n, int device)
 {
-    device_span span = {0, 0};
-    duo_registry_each(widen_span, &span);
+    alloc_span span = {0, 0};
+    duo_registry_each(device ? widen_to_device : widen_to, &span);
     for (size_t at = 0; at + 8 <= n; at += 8) {
         const uint64_t w = duo_vd_word_at(bytes, at);
         duo_alloc_view v;
         if (w >= span.lo && w < span.hi) {
             if (duo_registry_find((const void *)(uintptr_t)w, &v) &&
-                v.kind == DUO_ALLOC_DEVICE)
+                (!device || v.kind == DUO_ALLOC_DEVICE))
                 return 1;
-        } else if (w >= DEVICE_ASK_LO && w < DEVICE_ASK_HI &&
+        } else if (device && w >= DEVICE_ASK_LO && w < DEVICE_ASK_HI &&
                    duo_be_is_device_address((const void *)(uintptr_t)w)) {
             return 1;
         }
     }
     return 0;
+}
+
+int duo_vd_array_holds_device_pointer(const void *bytes, size_t n)
+{
+    return words_hold_address(bytes, n, 1);
 }
 
 static int skip(const char *reason)
@@ -317,37 +326,19 @@ static int put_back(const vd_array *a)
     return !duo_vd_gpu() && (op.restore_all || a->restore);
 }
 
-/* Host: whether one of the 8-byte words of bytes[0..n) is an address in
- * a live duo allocation.  Only words within the span of all of them are
- * looked up, so that the scan of a large allocation costs about one read
- * of it, less than putting back every allocation. */
-static int holds_duo_address(const void *bytes, size_t n)
-{
-    device_span span = {0, 0};
-    duo_registry_each(widen_to, &span);
-    for (size_t at = 0; at + 8 <= n; at += 8) {
-        const uint64_t w = duo_vd_word_at(bytes, at);
-        duo_alloc_view v;
-        if (w >= span.lo && w < span.hi &&
-            duo_registry_find((const void *)(uintptr_t)w, &v))
-            return 1;
-    }
-    return 0;
-}
-
 /* Host: the allocation that 8-byte word w (argument k's pointer, or a
  * word of it passed by value) points into, made restore-mode: the
  * second run reaches it through a pointer the launch macros cannot
  * move.  1 when done or w is no address of duo memory; 0 when it itself
- * holds an address of duo memory (the second run could follow it
- * anywhere), which only restoring every allocation covers; -1 when
- * there is no memory for the check. */
+ * holds an address of duo memory, at any size (the second run could
+ * follow it anywhere), which only restoring every allocation covers; -1
+ * when there is no memory for the check. */
 static int host_reach(uint64_t w, int k, int is_const)
 {
     duo_alloc_view v;
     if (w == 0 || !duo_registry_find((const void *)(uintptr_t)w, &v))
         return 1;
-    if (holds_duo_address(v.base, v.bytes))
+    if (words_hold_address(v.base, v.bytes, 0))
         return 0;
     vd_array *a = array_of(&v);
     if (a == NULL)
