@@ -9,7 +9,8 @@
 //   nvcc -arch=sm_90 -O3 -std=c++17 -Iinclude -Ibuild/cuda/include \
 //        profiles/segmented/ab_vs_cub.cu build/cuda/src/libduo_cuda.a \
 //        -Xcompiler -fopenmp -lcuda -o ab_vs_cub
-//   ./ab_vs_cub [runs, default 101]
+//   ./ab_vs_cub [runs, default 101] [segment length, default all four]
+// (one length and a few runs make a short target for Nsight Compute)
 #include <duo.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -130,8 +131,15 @@ static void run_row(const Row &r, size_t nseg, size_t len, void *x,
 int main(int argc, char **argv)
 {
     const int runs = argc > 1 ? std::atoi(argv[1]) : 101;
+    const long only = argc > 2 ? std::atol(argv[2]) : 0;
     if (runs < 1) {
         std::fprintf(stderr, "ab_vs_cub: runs: expected a count >= 1\n");
+        return 2;
+    }
+    if (argc > 2 && (only != 1024 && only != 4096 && only != 16384 &&
+                     only != 65536)) {
+        std::fprintf(stderr, "ab_vs_cub: segment length: expected 1024, "
+                             "4096, 16384 or 65536\n");
         return 2;
     }
     if (duo_init() != DUO_SUCCESS) {
@@ -153,6 +161,8 @@ int main(int argc, char **argv)
                             {"sum f32 equal", DUO_SUM, true}};
     const Row f64_row = {"sum f64", DUO_SUM, false};
     for (size_t len = 1024; len <= max_len; len *= 4) {
+        if (only != 0 && len != (size_t)only)
+            continue;
         equal_offsets<<<64, 256>>>(offsets, nseg, len);
         fill<float><<<1024, 256>>>((float *)x, nseg * len);
         check(cudaDeviceSynchronize(), "fill");
