@@ -140,36 +140,41 @@ __global__ void __launch_bounds__(THREADS)
  * t, t + THREADS, ..., so that each warp's loads are of consecutive
  * words (a thread taking PER consecutive entries made each load touch
  * 32 sectors for 8 words, and every block of a call repeats the check),
- * all 2 PER of them in flight together. */
+ * all of them in flight together.  Only the nseg / THREADS + 1 rounds
+ * that hold entries run, in 32-bit indices (nseg < 2^11): every warp of
+ * every block makes the check, so its instructions count. */
 __device__ bool offsets_good_here(const size_t *__restrict__ offsets,
                                   size_t nseg, size_t n,
                                   duo_cuda_offsets_report *report)
 {
-    __shared__ unsigned long long block_bad;
+    __shared__ unsigned block_bad; /* the lowest bad entry, or ~0u */
     if (threadIdx.x == 0)
-        block_bad = 0;
+        block_bad = ~0u;
+    const unsigned last = (unsigned)nseg;
+    const unsigned rounds = last / THREADS + 1;
     size_t at[SELF_CHECK_PER], next[SELF_CHECK_PER]; /* entries i, i + 1 */
 #pragma unroll
-    for (unsigned k = 0; k < SELF_CHECK_PER; ++k) {
-        const size_t i = threadIdx.x + (size_t)k * THREADS;
-        at[k] = i <= nseg ? offsets[i] : 0;
-        next[k] = i < nseg ? offsets[i + 1] : n;
-    }
-    unsigned long long bad = 0;
+    for (unsigned k = 0; k < SELF_CHECK_PER; ++k)
+        if (k < rounds) {
+            /* Past the last entry, the last again (a repeat is harmless). */
+            const unsigned i = min(threadIdx.x + k * THREADS, last);
+            at[k] = offsets[i];
+            const size_t after = offsets[i < last ? i + 1 : i];
+            next[k] = i < last ? after : n;
+        }
+    unsigned bad = ~0u;
 #pragma unroll
-    for (int k = SELF_CHECK_PER - 1; k >= 0; --k) { /* the lowest bad i */
-        const size_t i = threadIdx.x + (size_t)k * THREADS;
-        if (i <= nseg && at[k] > next[k])
-            bad = ~(unsigned long long)i;
-    }
+    for (int k = SELF_CHECK_PER - 1; k >= 0; --k) /* the lowest bad i */
+        if ((unsigned)k < rounds && at[k] > next[k])
+            bad = min(threadIdx.x + k * THREADS, last);
     __syncthreads();
-    if (bad != 0)
-        atomicMax(&block_bad, bad);
+    if (bad != ~0u)
+        atomicMin(&block_bad, bad);
     __syncthreads();
-    const unsigned long long found = block_bad;
-    if (found != 0 && blockIdx.x == 0 && threadIdx.x == 0)
-        report_bad_offset(offsets, nseg, n, (size_t)~found, report);
-    return found == 0;
+    const unsigned found = block_bad;
+    if (found != ~0u && blockIdx.x == 0 && threadIdx.x == 0)
+        report_bad_offset(offsets, nseg, n, found, report);
+    return found == ~0u;
 }
 
 /* ------------------------------------------------------------------ */
@@ -506,6 +511,65 @@ template <class In> __device__ unsigned short_chunks(const Segment<In> &g)
                                        : 0u;
 }
 
+/* A group's segments s0 .. s0 + count - 1 (count <= WARPS) as each warp
+ * holds them: lane w the group's segment w (lanes from count on, none),
+ * all read side by side once.  A chunk's segment is then found by a
+ * ballot and its fields by shuffles: an array indexed by segment would
+ * be in local memory, and reading each segment again per chunk cost
+ * more instructions than the chunk's own sums. */
+template <class In> struct GroupSegments {
+    const In *x;        /* this lane's segment */
+    size_t n;
+    unsigned chunks;    /* its chunks if short (short_chunks), else 0 */
+    unsigned end;       /* short chunks of the group up to this lane's */
+    unsigned total;     /* short chunks of the whole group */
+    unsigned long_lanes; /* lanes whose segment is long */
+};
+
+template <class In>
+__device__ GroupSegments<In> group_segments(const In *x, size_t n,
+                                            const size_t *offsets,
+                                            size_t seg_len, size_t s0,
+                                            unsigned count)
+{
+    constexpr size_t LANES = DUO_REDUCE_LANES(sizeof(In));
+    const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+    Segment<In> g = {x, 0, false};
+    if (lane < count)
+        g = segment_at(x, n, offsets, seg_len, s0 + lane);
+    GroupSegments<In> gs;
+    gs.x = g.x;
+    gs.n = g.n;
+    gs.chunks = short_chunks(g);
+    gs.long_lanes = __ballot_sync(0xffffffffu, g.n > SHORT_CHUNKS * LANES);
+    unsigned end = gs.chunks; /* inclusive scan over lanes 0 .. WARPS-1 */
+#pragma unroll
+    for (int d = 1; d < WARPS; d *= 2) {
+        const unsigned below = __shfl_up_sync(0xffffffffu, end, d);
+        if (lane >= (unsigned)d)
+            end += below;
+    }
+    gs.end = end;
+    gs.total = __shfl_sync(0xffffffffu, end, WARPS - 1);
+    return gs;
+}
+
+/* Short chunk p of the group (p < total, the same in every lane): its
+ * segment w, and the segment as lane w holds it. */
+template <class In>
+__device__ Segment<In> short_chunk_segment(const GroupSegments<In> &gs,
+                                           unsigned p, unsigned *w)
+{
+    const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+    /* Segments that end at or before p come before it. */
+    *w = __popc(__ballot_sync(0xffffffffu, lane < WARPS && gs.end <= p));
+    Segment<In> g;
+    g.x = (const In *)shfl_from((unsigned long long)(uintptr_t)gs.x, *w);
+    g.n = shfl_from((unsigned)gs.n, *w); /* short: below 2^32 */
+    g.aligned = (uintptr_t)g.x % 16 == 0;
+    return g;
+}
+
 /* Segment s's result v, by one thread: not if this block found the
  * offsets bad (good), and with CHECKED_BEFORE only once check_kernel has
  * found them good. */
@@ -564,49 +628,34 @@ __global__ void __launch_bounds__(THREADS, group_blocks_per_sm<typename Op::acc>
     for (size_t s0 = (size_t)blockIdx.x * K; s0 < nseg;
          s0 += (size_t)gridDim.x * K) {
         const unsigned count = nseg - s0 < K ? (unsigned)(nseg - s0) : K;
-        /* The group's short segments' chunks, numbered in segment
-         * order: segment w's are first[w] .. first[w + 1] - 1. */
-        unsigned first[WARPS + 1];
-        first[0] = 0;
-#pragma unroll
-        for (unsigned w = 0; w < WARPS; ++w)
-            first[w + 1] =
-                first[w] +
-                (w < count ? short_chunks(
-                                 segment_at(x, n, offsets, seg_len, s0 + w))
-                           : 0);
-        for (unsigned p = warp; p < first[count]; p += WARPS) {
-            unsigned w = 0;
-            while (p >= first[w + 1])
-                ++w;
-            const Acc v = warp_chunk<Op, In>(
-                segment_at(x, n, offsets, seg_len, s0 + w), p - first[w]);
+        const GroupSegments<In> gs =
+            group_segments(x, n, offsets, seg_len, s0, count);
+        /* The group's short chunks, numbered in segment order: segment
+         * w's are gs.end - gs.chunks .. gs.end - 1 of lane w. */
+        for (unsigned p = warp; p < gs.total; p += WARPS) {
+            unsigned w;
+            const Segment<In> g = short_chunk_segment(gs, p, &w);
+            const unsigned c = p - shfl_from(gs.end - gs.chunks, w);
+            const Acc v = warp_chunk<Op, In>(g, c);
             if (lane0)
-                part[w][p - first[w]] = v;
+                part[w][c] = v;
         }
         __syncthreads();
-        if (warp < count) {
-            const Segment<In> g =
-                segment_at(x, n, offsets, seg_len, s0 + warp);
-            if (g.n <= (size_t)SHORT_CHUNKS * LANES) {
-                /* Step 5 with one partial per thread: the fold of the
-                 * final fold's first warp (the others hold only the
-                 * identity). */
-                const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
-                Acc v = lane < first[warp + 1] - first[warp]
-                            ? part[warp][lane]
-                            : Op::identity();
-                for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
-                    v = Op::apply(v, shfl_down(v, h));
-                if (lane0)
-                    write_result(out, s0 + warp, v, good, checked, scratch);
-            }
+        const unsigned mine = shfl_from(gs.chunks, warp);
+        if (warp < count && (gs.long_lanes >> warp & 1u) == 0) {
+            /* Step 5 with one partial per thread: the fold of the final
+             * fold's first warp (the others hold only the identity). */
+            const unsigned lane = threadIdx.x % DUO_REDUCE_WARP;
+            Acc v = lane < mine ? part[warp][lane] : Op::identity();
+            for (int h = DUO_REDUCE_WARP / 2; h > 0; h /= 2)
+                v = Op::apply(v, shfl_down(v, h));
+            if (lane0)
+                write_result(out, s0 + warp, v, good, checked, scratch);
         }
         __syncthreads(); /* part[] is the next group's */
-        for (size_t s = s0; s < s0 + count; ++s) {
+        for (unsigned m = gs.long_lanes; m != 0; m &= m - 1) {
+            const size_t s = s0 + (unsigned)(__ffs((int)m) - 1);
             const Segment<In> g = segment_at(x, n, offsets, seg_len, s);
-            if (g.n <= (size_t)SHORT_CHUNKS * LANES)
-                continue;
             const size_t steps = duo_reduce_steps(g.n, LANES);
             const size_t chunks = (g.n + steps * LANES - 1) / (steps * LANES);
             const unsigned used =
