@@ -519,7 +519,7 @@ template <class In> __device__ unsigned short_chunks(const Segment<In> &g)
  * more instructions than the chunk's own sums. */
 template <class In> struct GroupSegments {
     const In *x;        /* this lane's segment */
-    size_t n;
+    unsigned n;         /* its length if short (below 2^32), else 0 */
     unsigned chunks;    /* its chunks if short (short_chunks), else 0 */
     unsigned end;       /* short chunks of the group up to this lane's */
     unsigned total;     /* short chunks of the whole group */
@@ -539,8 +539,8 @@ __device__ GroupSegments<In> group_segments(const In *x, size_t n,
         g = segment_at(x, n, offsets, seg_len, s0 + lane);
     GroupSegments<In> gs;
     gs.x = g.x;
-    gs.n = g.n;
     gs.chunks = short_chunks(g);
+    gs.n = gs.chunks != 0 ? (unsigned)g.n : 0u;
     gs.long_lanes = __ballot_sync(0xffffffffu, g.n > SHORT_CHUNKS * LANES);
     unsigned end = gs.chunks; /* inclusive scan over lanes 0 .. WARPS-1 */
 #pragma unroll
@@ -565,7 +565,7 @@ __device__ Segment<In> short_chunk_segment(const GroupSegments<In> &gs,
     *w = __popc(__ballot_sync(0xffffffffu, lane < WARPS && gs.end <= p));
     Segment<In> g;
     g.x = (const In *)shfl_from((unsigned long long)(uintptr_t)gs.x, *w);
-    g.n = shfl_from((unsigned)gs.n, *w); /* short: below 2^32 */
+    g.n = shfl_from(gs.n, *w);
     g.aligned = (uintptr_t)g.x % 16 == 0;
     return g;
 }
@@ -653,8 +653,12 @@ __global__ void __launch_bounds__(THREADS, group_blocks_per_sm<typename Op::acc>
                 write_result(out, s0 + warp, v, good, checked, scratch);
         }
         __syncthreads(); /* part[] is the next group's */
-        for (unsigned m = gs.long_lanes; m != 0; m &= m - 1) {
-            const size_t s = s0 + (unsigned)(__ffs((int)m) - 1);
+        /* The long ones (a loop over w: one over the set bits spilled
+         * the i64 and u64 sums at 64 registers). */
+        for (unsigned w = 0; gs.long_lanes >> w != 0; ++w) {
+            if ((gs.long_lanes >> w & 1u) == 0)
+                continue;
+            const size_t s = s0 + w;
             const Segment<In> g = segment_at(x, n, offsets, seg_len, s);
             const size_t steps = duo_reduce_steps(g.n, LANES);
             const size_t chunks = (g.n + steps * LANES - 1) / (steps * LANES);
