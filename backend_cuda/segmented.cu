@@ -243,6 +243,18 @@ constexpr int LOG_WARPS = log2_of(WARPS);
 static_assert((1 << LOG_WARPS) == WARPS && WARPS <= DUO_REDUCE_WARP,
               "a warp's lanes spread the thread-warps' values");
 
+/* c ? a : b, field by field for index pairs: a select of whole structs
+ * took their addresses, and put argmin/argmax's w[] in local memory. */
+template <class T> __device__ T pick(bool c, T a, T b) { return c ? a : b; }
+template <class T>
+__device__ ArgPair<T> pick(bool c, ArgPair<T> a, ArgPair<T> b)
+{
+    ArgPair<T> r;
+    r.v = c ? a.v : b.v;
+    r.i = c ? a.i : b.i;
+    return r;
+}
+
 template <class Op>
 __device__ typename Op::acc fold_played_warps(typename Op::acc (&w)[WARPS])
 {
@@ -256,9 +268,10 @@ __device__ typename Op::acc fold_played_warps(typename Op::acc (&w)[WARPS])
         const bool upper = (lane & h) != 0;
 #pragma unroll
         for (int i = 0; i < half; ++i) {
-            const Acc mine = upper ? w[i + half] : w[i];
-            const Acc theirs = shfl_xor(upper ? w[i] : w[i + half], h);
-            w[i] = Op::apply(upper ? theirs : mine, upper ? mine : theirs);
+            const Acc mine = pick(upper, w[i + half], w[i]);
+            const Acc theirs = shfl_xor(pick(upper, w[i], w[i + half]), h);
+            w[i] = Op::apply(pick(upper, theirs, mine),
+                             pick(upper, mine, theirs));
         }
     }
     Acc v = w[0];
