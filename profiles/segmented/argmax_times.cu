@@ -16,26 +16,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "timing_common.cuh"
+
 static void check(cudaError_t e, const char *what)
 {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "argmax_times: %s: %s\n", what,
-                     cudaGetErrorString(e));
-        std::exit(1);
-    }
-}
-
-// Values in (-1, 1), never 0, from a hash of the index.
-template <class T> __global__ void fill(T *x, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        h ^= h >> 13;
-        x[i] = (T)((h >> 8) * (1.0 / 16777216.0) * 2.0 - 1.0 + 1e-9);
-    }
+    check_as("argmax_times", e, what);
 }
 
 int main()
