@@ -126,8 +126,7 @@ static void test_replay(size_t n, duo_stream capture_on, duo_stream replay_on)
               "the capture ran work: %zu outputs written", written);
 
     /* DUO_TEST_QUICK=1: 20 replays, for the sanitizers' slow runs. */
-    const char *quick = getenv("DUO_TEST_QUICK");
-    const int replays = quick != NULL && strcmp(quick, "1") == 0 ? 20 : 1000;
+    const int replays = test_quick() ? 20 : 1000;
     for (int r = 0; r < replays; ++r) {
         CHECK_OK(run_step(&loop));
         CHECK_OK(duo_graph_launch(g, replay_on));

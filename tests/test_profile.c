@@ -231,10 +231,7 @@ static void test_known_sequence(float *d, float *d2)
 static void test_device_times(void)
 {
     enum { BIG = 1 << 20, FILLS_BIG = 20 };
-    const char *quick = getenv("DUO_TEST_QUICK");
-    const int gpu = strcmp(duo_backend_name(), "cuda") == 0;
-    const int small_calls =
-        gpu && (quick == NULL || strcmp(quick, "1") != 0) ? 70001 : 1001;
+    const int small_calls = test_on_gpu() && !test_quick() ? 70001 : 1001;
     static float host_big[BIG];
     for (size_t i = 0; i < BIG; ++i)
         host_big[i] = (float)(i % 1000);
@@ -287,7 +284,7 @@ static void test_device_times(void)
     if (CHECK_OK(duo_profile_get("profile_fill", &r))) {
         CHECK_EQ_U64(r.calls, small_calls);
         CHECK(r.total_ms > 0.0);
-        if (gpu) /* a GPU kernel takes at least a microsecond */
+        if (test_on_gpu()) /* a GPU kernel takes at least a microsecond */
             CHECK(r.min_ms > 0.0);
     }
     CHECK_OK(duo_profile_start(DUO_PROFILE_OFF, NULL));

@@ -396,10 +396,8 @@ static void run_layouts(arrays *a, duo_stream stream)
     layouts[count++] = make_equal("equal 1025 x 33", 1025, 33);
     layouts[count++] = make_equal("equal 4096 x 7", 4096, 7);
     layouts[count++] = make_equal("equal 0 x 5", 0, 5);
-    const char *quick = getenv("DUO_TEST_QUICK");
-    const int sampled = quick != NULL && strcmp(quick, "1") == 0;
     for (size_t k = 0; k < count; ++k) {
-        if (sampled && layouts[k].nseg > 64)
+        if (test_quick() && layouts[k].nseg > 64)
             layouts[k].sample = 31;
         check_layout(&layouts[k], a, stream);
         free(layouts[k].offsets);

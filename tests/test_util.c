@@ -240,6 +240,12 @@ int test_contains_word(const char *haystack, const char *word)
 
 int test_on_gpu(void) { return strcmp(duo_backend_name(), "cuda") == 0; }
 
+int test_quick(void)
+{
+    const char *quick = getenv("DUO_TEST_QUICK");
+    return quick != NULL && strcmp(quick, "1") == 0;
+}
+
 void test_init_or_skip(void)
 {
     duo_status status = duo_init();

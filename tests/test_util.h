@@ -202,6 +202,9 @@ void test_init_or_skip(void);
 /* 1 when the work runs on a GPU: a CUDA build that did not take the host
  * path (duo_backend_name() is "cuda"). */
 int test_on_gpu(void);
+/* 1 under DUO_TEST_QUICK=1, which the sanitizer sweep sets for its slow
+ * tools (tests/sanitize/gpu_sweep.py): tests shorten their longest loops. */
+int test_quick(void);
 
 /* Prints "<name>: N checks, M failures" and returns the exit status
  * (0 when nothing failed). */
