@@ -3,15 +3,21 @@
  * memory: one GPU per rank, and halo rows moved GPU to GPU.
  *
  * Halo path, chosen once in dist_dev_setup and printed by rank 0:
+ *   ipc             each rank writes its rows into its neighbours' GPU
+ *                   memory, one kernel per exchange (dist_ipc.cu): where
+ *                   every pair of neighbouring ranks shares a node and
+ *                   their GPUs reach each other's memory;
  *   nccl            ncclSend/ncclRecv between device buffers (built with
- *                   NCCL: the fastest over NVLink, no host copy);
+ *                   NCCL: no host copy, but about 20 us even for a short
+ *                   row);
  *   cuda-aware-mpi  MPI on device pointers, where the MPI library says it
  *                   can (MPIX_Query_cuda_support, OpenMPI's extension);
  *   staged          device -> pinned host -> MPI -> pinned host -> device.
- * DUO_DIST_HALO=nccl|cuda-aware-mpi|staged forces one (to compare them);
- * one that is not available is an error naming what is.  NCCL needs a GPU
- * of its own for every rank: where a node runs more ranks than it has
- * GPUs, the ranks share GPUs and the halo goes through MPI instead.
+ * DUO_DIST_HALO=ipc|nccl|cuda-aware-mpi|staged forces one (to compare
+ * them); one that is not available is an error naming what is.  ipc and
+ * NCCL need a GPU of its own for every rank: where a node runs more ranks
+ * than it has GPUs, the ranks share GPUs and the halo goes through MPI
+ * instead.
  *
  * NCCL's NVLink multicast (NVLS) is not needed for point-to-point work;
  * the scripts that launch duo set NCCL_NVLS_ENABLE=0.
@@ -35,6 +41,7 @@
 #endif
 
 #include "cuda_check.h"
+#include "dist_ipc.h"
 #include "distributed/device.h"
 
 static const char *halo_path = "none";
@@ -131,25 +138,33 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
     const int built_nccl = 0;
 #endif
     const int shared = gpus_shared();
+    const int have_ipc = dist_ipc_possible(rank, size) && !shared;
     const int have_nccl = built_nccl && !shared;
     const int aware = mpi_is_cuda_aware();
-    if (want == NULL)
-        halo_path = have_nccl ? "nccl" : aware ? "cuda-aware-mpi" : "staged";
-    else if ((strcmp(want, "nccl") == 0 && have_nccl) ||
-             (strcmp(want, "cuda-aware-mpi") == 0 && aware) ||
-             strcmp(want, "staged") == 0)
-        halo_path = strcmp(want, "nccl") == 0             ? "nccl"
-                    : strcmp(want, "cuda-aware-mpi") == 0 ? "cuda-aware-mpi"
-                                                          : "staged";
-    else
+    static const char *const paths[] = {"ipc", "nccl", "cuda-aware-mpi",
+                                        "staged"};
+    const int have[] = {have_ipc, have_nccl, aware, 1};
+    halo_path = NULL;
+    for (int p = 0; p < 4 && halo_path == NULL; ++p)
+        if (have[p] && (want == NULL || strcmp(want, paths[p]) == 0))
+            halo_path = paths[p];
+    if (halo_path == NULL) {
+        halo_path = "none";
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_dist_init",
-                        "DUO_DIST_HALO=%s is not available here; NCCL %s, "
-                        "CUDA-aware MPI %s, staged always", want,
+                        "DUO_DIST_HALO=%s is not available here; ipc %s, "
+                        "NCCL %s, CUDA-aware MPI %s, staged always", want,
+                        have_ipc  ? "yes"
+                        : shared  ? "no (ranks share GPUs)"
+                                  : "no (neighbouring ranks on other nodes, "
+                                    "or GPUs without peer access)",
                         have_nccl   ? "yes"
                         : built_nccl ? "no (ranks share GPUs: NCCL needs "
                                        "one GPU per rank)"
                                      : "no (not found at build time)",
                         aware ? "yes" : "no");
+    }
+    if (strcmp(halo_path, "ipc") == 0)
+        return dist_ipc_setup(rank, size);
 #ifdef DUO_HAVE_NCCL
     if (strcmp(halo_path, "nccl") == 0)
         return nccl_setup(rank, size);
@@ -160,6 +175,7 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
 extern "C" void dist_dev_teardown(void)
 {
     dist_host_teardown();
+    dist_ipc_teardown();
 #ifdef DUO_HAVE_NCCL
     if (nccl_ready)
         (void)ncclCommDestroy(nccl_comm);
@@ -187,6 +203,14 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
         return dist_host_halo(send_up, recv_up, up, send_down, recv_down,
                               down, bytes, stream, 1);
     const cudaStream_t s = duo_cuda_stream(stream);
+    /* Like NCCL, the ipc kernel is queued behind the stream's work. */
+    if (strcmp(halo_path, "ipc") == 0) {
+        duo_status st = dist_ipc_halo(send_up, recv_up, up, send_down,
+                                      recv_down, down, bytes, stream, where);
+        if (st == DUO_SUCCESS && wait)
+            DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
+        return st;
+    }
 #ifdef DUO_HAVE_NCCL
     /* NCCL queues the transfer on the stream like a kernel: no wait is
      * needed before it -- with `wait` the stream is the default one,

@@ -1041,7 +1041,8 @@ int main(int argc, char **argv)
     if (size_ == 1)
         CHECK_CONTAINS(path, "none");
     else
-        CHECK(strcmp(path, "host") == 0 || strcmp(path, "nccl") == 0 ||
+        CHECK(strcmp(path, "host") == 0 || strcmp(path, "ipc") == 0 ||
+              strcmp(path, "nccl") == 0 ||
               strcmp(path, "cuda-aware-mpi") == 0 ||
               strcmp(path, "staged") == 0);
     test_block_1d();

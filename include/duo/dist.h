@@ -54,9 +54,10 @@ int duo_dist_size(void);       /* 1 before init                      */
 int duo_dist_local_rank(void); /* rank among the ranks of this node  */
 /* 1 when built with MPI (-DDUO_MPI=ON), else 0. */
 int duo_dist_has_mpi(void);
-/* How halo rows travel: "host" (CPU builds: MPI on host memory),
- * "nccl", "cuda-aware-mpi" or "staged" (GPU memory copied through
- * pinned host buffers), "none" (one process). */
+/* How halo rows travel: "host" (CPU builds: MPI on host memory), "ipc"
+ * (each GPU writes into its neighbours' memory), "nccl",
+ * "cuda-aware-mpi" or "staged" (GPU memory copied through pinned host
+ * buffers), "none" (one process). */
 const char *duo_dist_halo_path(void);
 
 duo_status (duo_dist_barrier)(void);

@@ -4,8 +4,8 @@
  * device_host.c serves the CPU builds (device memory is host memory, so
  * MPI reads it directly), the host path of a CUDA build and the
  * single-process CUDA build;
- * backend_cuda/dist.cu serves the CUDA build with MPI (NCCL, CUDA-aware
- * MPI, or copies staged through pinned host buffers).
+ * backend_cuda/dist.cu serves the CUDA build with MPI (peer GPU memory,
+ * NCCL, CUDA-aware MPI, or copies staged through pinned host buffers).
  */
 #ifndef DUO_DIST_DEVICE_H
 #define DUO_DIST_DEVICE_H
@@ -23,7 +23,7 @@ duo_status dist_dev_select(int local_rank);
 /* After duo_init: set up the halo path (and NCCL); rank 0 says which. */
 duo_status dist_dev_setup(int rank, int size);
 void dist_dev_teardown(void);
-/* "host", "nccl", "cuda-aware-mpi", "staged" or "none". */
+/* "host", "ipc", "nccl", "cuda-aware-mpi", "staged" or "none". */
 const char *dist_dev_halo_path(void);
 
 /* One halo step between device buffers of `bytes` bytes each: send_up

@@ -22,6 +22,7 @@ if(DUO_MPI)
     # dist.cu for the GPU path, device_host.c (as dist_host_*) for the
     # host path.
     list(APPEND DUO_DIST_SOURCES ${PROJECT_SOURCE_DIR}/backend_cuda/dist.cu
+      ${PROJECT_SOURCE_DIR}/backend_cuda/dist_ipc.cu
       distributed/device_host.c)
     set_source_files_properties(distributed/device_host.c PROPERTIES
       COMPILE_DEFINITIONS DUO_DIST_HOST_PATH=1)
