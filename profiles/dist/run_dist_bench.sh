@@ -20,7 +20,9 @@
 # dist-bench.log, scaling.log (every scaling run's output, in order).
 #
 # DIST_COMPARE=0 in the environment skips step 2 (it builds and runs the
-# serial build as well); the report says so.
+# serial build as well); the report says so.  DIST_CMAKE_FLAGS is passed
+# to step 1's cmake: -DCMAKE_CUDA_ARCHITECTURES=90 builds for the H100
+# alone (the default is "90-real;80-virtual").
 #
 # Defaults: BACKEND cuda if nvidia-smi lists a GPU, else serial; NP = the
 # GPUs (else 2); SIZE 8192 on GPUs, 2048 on CPUs; STEPS 200 / 50.
@@ -57,6 +59,7 @@ say "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 [ "$gpus" -gt 0 ] && say "- gpus: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
 say "- mpi: $(mpirun --version 2>/dev/null | head -n 1)"
 say "- command: bash profiles/dist/run_dist_bench.sh $*"
+[ -n "${DIST_CMAKE_FLAGS:-}" ] && say "- DIST_CMAKE_FLAGS: $DIST_CMAKE_FLAGS"
 say ""
 
 status=0
@@ -66,7 +69,8 @@ echo "== build" >&2
 targets=(test_dist test_dist_abort duo-heat duo-cg duo-bicgstab duo-compare
          duo-dist-bench)
 if ! { make mpi-deps &&
-       cmake -S . -B "build/$backend-mpi" -DDUO_BACKEND="$backend" -DDUO_MPI=ON &&
+       cmake -S . -B "build/$backend-mpi" -DDUO_BACKEND="$backend" -DDUO_MPI=ON \
+         ${DIST_CMAKE_FLAGS:-} &&
        cmake --build "build/$backend-mpi" -j "$(nproc)" --target "${targets[@]}"; } \
      >"$out/build.log" 2>&1; then
   say "build failed: see build.log"; exit 1
