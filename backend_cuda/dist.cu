@@ -47,9 +47,15 @@
 static const char *halo_path = "none";
 static void *stage;        /* pinned host: 4 rows (2 out, 2 in) */
 static size_t stage_bytes;
+static int my_rank, my_size;
+/* The last stream-ordered dot product's end (dist_dev_order_*). */
+static cudaEvent_t order_event;
+static int order_pending;
 #ifdef DUO_HAVE_NCCL
+/* Set up with the halo path "nccl", or at the first dist_dev_share
+ * where every rank has a GPU of its own (nccl_possible). */
 static ncclComm_t nccl_comm;
-static int nccl_ready;
+static int nccl_ready, nccl_possible;
 
 #define NCCL_TRY(call, where)                                              \
     do {                                                                   \
@@ -106,16 +112,16 @@ static int mpi_is_cuda_aware(void)
 }
 
 #ifdef DUO_HAVE_NCCL
-static duo_status nccl_setup(int rank, int size)
+static duo_status nccl_setup(const char *where, int rank, int size)
 {
     ncclUniqueId id;
     if (rank == 0)
-        NCCL_TRY(ncclGetUniqueId(&id), "duo_dist_init");
+        NCCL_TRY(ncclGetUniqueId(&id), where);
     if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) !=
         MPI_SUCCESS)
-        return duo_fail(DUO_ERROR_BACKEND, "duo_dist_init",
+        return duo_fail(DUO_ERROR_BACKEND, where,
                         "MPI_Bcast of the NCCL id failed");
-    NCCL_TRY(ncclCommInitRank(&nccl_comm, size, id, rank), "duo_dist_init");
+    NCCL_TRY(ncclCommInitRank(&nccl_comm, size, id, rank), where);
     nccl_ready = 1;
     return DUO_SUCCESS;
 }
@@ -125,6 +131,8 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
 {
     if (duo_host_path())
         return dist_host_setup(rank, size);
+    my_rank = rank;
+    my_size = size;
     if (size == 1) {
         halo_path = "none";
         return DUO_SUCCESS;
@@ -140,6 +148,9 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
     const int shared = gpus_shared();
     const int have_ipc = dist_ipc_possible(rank, size) && !shared;
     const int have_nccl = built_nccl && !shared;
+#ifdef DUO_HAVE_NCCL
+    nccl_possible = have_nccl;
+#endif
     const int aware = mpi_is_cuda_aware();
     static const char *const paths[] = {"ipc", "nccl", "cuda-aware-mpi",
                                         "staged"};
@@ -167,7 +178,7 @@ extern "C" duo_status dist_dev_setup(int rank, int size)
         return dist_ipc_setup(rank, size);
 #ifdef DUO_HAVE_NCCL
     if (strcmp(halo_path, "nccl") == 0)
-        return nccl_setup(rank, size);
+        return nccl_setup("duo_dist_init", rank, size);
 #endif
     return DUO_SUCCESS;
 }
@@ -180,7 +191,12 @@ extern "C" void dist_dev_teardown(void)
     if (nccl_ready)
         (void)ncclCommDestroy(nccl_comm);
     nccl_ready = 0;
+    nccl_possible = 0;
 #endif
+    if (order_event != NULL)
+        (void)cudaEventDestroy(order_event);
+    order_event = NULL;
+    order_pending = 0;
     if (stage != NULL)
         (void)duo_free_host(stage);
     stage = NULL;
@@ -281,5 +297,82 @@ extern "C" duo_status dist_dev_halo(const void *send_up, void *recv_up,
         DUO_CUDA_TRY(cudaMemcpyAsync(recv_down, h + 3 * bytes, bytes,
                                      cudaMemcpyHostToDevice, s), where);
     DUO_CUDA_TRY(cudaStreamSynchronize(s), where);
+    return DUO_SUCCESS;
+}
+
+/* The stream-ordered dot products' exchange: NCCL broadcasts from every
+ * rank's slots, in place, grouped into one launch.  Without NCCL (or
+ * with ranks sharing GPUs) dist_dot.c takes its host form; on the host
+ * path MPI moves the slots (device_host.c). */
+extern "C" int dist_dev_share_possible(void)
+{
+    if (duo_host_path())
+        return dist_host_share_possible();
+#ifdef DUO_HAVE_NCCL
+    return nccl_possible;
+#else
+    return 0;
+#endif
+}
+
+extern "C" duo_status dist_dev_share(const char *where, void *buf,
+                                     const size_t *offset,
+                                     const size_t *bytes, duo_stream stream)
+{
+    if (duo_host_path())
+        return dist_host_share(where, buf, offset, bytes, stream);
+#ifdef DUO_HAVE_NCCL
+    if (!dist_dev_share_possible())
+        return duo_fail(DUO_ERROR_BACKEND, where,
+                        "no stream-ordered exchange here (ranks share GPUs "
+                        "or run on the host)");
+    if (!nccl_ready) { /* every rank reaches this call alike */
+        const duo_status st = nccl_setup(where, my_rank, my_size);
+        if (st != DUO_SUCCESS)
+            return st;
+    }
+    const cudaStream_t s = duo_cuda_stream(stream);
+    char *b = (char *)buf;
+    NCCL_TRY(ncclGroupStart(), where);
+    for (int r = 0; r < my_size; ++r)
+        if (bytes[r] > 0)
+            NCCL_TRY(ncclBroadcast(b + offset[r], b + offset[r], bytes[r],
+                                   ncclChar, r, nccl_comm, s),
+                     where);
+    NCCL_TRY(ncclGroupEnd(), where);
+    return DUO_SUCCESS;
+#else
+    (void)buf;
+    (void)offset;
+    (void)bytes;
+    (void)stream;
+    return duo_fail(DUO_ERROR_BACKEND, where,
+                    "no stream-ordered exchange: built without NCCL");
+#endif
+}
+
+extern "C" duo_status dist_dev_order_begin(const char *where,
+                                           duo_stream stream)
+{
+    if (duo_host_path())
+        return dist_host_order_begin(where, stream);
+    if (order_pending)
+        DUO_CUDA_TRY(cudaStreamWaitEvent(duo_cuda_stream(stream),
+                                         order_event, 0),
+                     where);
+    return DUO_SUCCESS;
+}
+
+extern "C" duo_status dist_dev_order_end(const char *where, duo_stream stream)
+{
+    if (duo_host_path())
+        return dist_host_order_end(where, stream);
+    if (order_event == NULL)
+        DUO_CUDA_TRY(cudaEventCreateWithFlags(&order_event,
+                                              cudaEventDisableTiming),
+                     where);
+    DUO_CUDA_TRY(cudaEventRecord(order_event, duo_cuda_stream(stream)),
+                 where);
+    order_pending = 1;
     return DUO_SUCCESS;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <duo/dist.h>
+#include <duo/reduce_order.h>
 
 #include "test_util.h"
 
@@ -998,6 +999,162 @@ static void test_dots(void)
     duo_dist_set_abort_on_error(1);
 }
 
+/* This rank's piece of n elements when every piece begins on a chunk
+ * boundary of duo's dot-product order for `type` (the chunks dealt out
+ * evenly, the last piece taking the rest): the pieces
+ * duo_dist_dots_async serves without a host wait where it can. */
+static duo_dist_range split_dot_chunks(duo_dtype type, size_t n)
+{
+    const size_t lanes = DUO_REDUCE_LANES(duo_dtype_size(type));
+    const size_t chunk = duo_reduce_steps(n, lanes) * lanes;
+    const size_t chunks = (n + chunk - 1) / chunk;
+    const size_t per = (chunks + (size_t)size_ - 1) / (size_t)size_;
+    size_t begin = (size_t)rank_ * per * chunk;
+    size_t end = rank_ + 1 == size_ ? n : (size_t)(rank_ + 1) * per * chunk;
+    begin = begin < n ? begin : n;
+    end = end < n ? end : n;
+    duo_dist_range r;
+    CHECK_OK(duo_dist_range_make(end - begin, &r));
+    CHECK_EQ_U64(r.n, n);
+    CHECK_EQ_U64(r.begin, begin);
+    return r;
+}
+
+/* duo_dist_dots_async against duo_dot_async with the same count on the
+ * whole arrays, bit for bit, into poisoned device memory (nothing past
+ * count written).  how: split() 0 or 1 (pieces off chunk boundaries:
+ * through the host), or 3 (split_dot_chunks: on the stream where the
+ * build can).  x's piece reaches it by a copy queued on the same stream
+ * just before, so the call must read x after the stream's work. */
+static void test_dots_async_case(duo_dtype type, size_t n, int count,
+                                 int how, int on_stream, uint64_t seed)
+{
+    const size_t esz = duo_dtype_size(type);
+    test_set_context("rank %d/%d dots_async %s n=%zu count %d split %d "
+                     "stream %d", rank_, size_, type_name(type), n, count,
+                     how, on_stream);
+    const duo_dist_range r =
+        how == 3 ? split_dot_chunks(type, n) : split(n, how);
+    unsigned char *hx = (unsigned char *)test_xmalloc(n * esz + 8);
+    unsigned char *hy = (unsigned char *)test_xmalloc(n * esz + 8);
+    make_array(type, n, 0, seed, hx);
+    make_array(type, n, 0, seed + 1000, hy);
+    void *xall = n ? test_device_alloc(n * esz) : NULL;
+    void *yall = n ? test_device_alloc(n * esz) : NULL;
+    void *xm = r.count ? test_device_alloc(r.count * esz) : NULL;
+    void *xstage = r.count ? test_device_alloc(r.count * esz) : NULL;
+    void *ym = r.count ? test_device_alloc(r.count * esz) : NULL;
+    if (n) {
+        test_to_device(xall, hx, n * esz);
+        test_to_device(yall, hy, n * esz);
+    }
+    if (r.count) {
+        test_to_device(xstage, hx + r.begin * esz, r.count * esz);
+        test_to_device(ym, hy + r.begin * esz, r.count * esz);
+        CHECK_OK(duo_memset(xm, 0x7f, r.count * esz)); /* not x */
+    }
+    /* Pairs (x, y), (y, y), (x, x), (y, x). */
+    const void *xs[DUO_DOT_MAX], *ys[DUO_DOT_MAX];
+    const void *xp[DUO_DOT_MAX], *yp[DUO_DOT_MAX];
+    for (int k = 0; k < count; ++k) {
+        xs[k] = k == 1 || k == 3 ? yall : xall;
+        ys[k] = k == 0 || k == 1 ? yall : xall;
+        xp[k] = k == 1 || k == 3 ? ym : xm;
+        yp[k] = k == 0 || k == 1 ? ym : xm;
+    }
+    double *dwant = (double *)test_device_alloc(DUO_DOT_MAX * sizeof(double));
+    double *dres =
+        (double *)test_device_alloc((DUO_DOT_MAX + 1) * sizeof(double));
+    double want[DUO_DOT_MAX], got[DUO_DOT_MAX + 1], poison[DUO_DOT_MAX + 1];
+    for (int k = 0; k <= DUO_DOT_MAX; ++k)
+        poison[k] = test_nan_f64();
+    test_to_device(dres, poison, sizeof poison);
+    CHECK_OK(duo_dot_async(type, n, count, xs, ys, dwant, NULL));
+    CHECK_OK(duo_memcpy(want, dwant, (size_t)count * sizeof(double),
+                        DUO_DEVICE_TO_HOST));
+    duo_stream st = NULL;
+    if (on_stream)
+        CHECK_OK(duo_stream_create(&st));
+    if (r.count)
+        CHECK_OK(duo_memcpy_async(xm, xstage, r.count * esz,
+                                  DUO_DEVICE_TO_DEVICE, st));
+    const duo_status called =
+        count == 1 ? duo_dist_dot_async(type, xp[0], yp[0], &r, dres, st)
+                   : duo_dist_dots_async(type, count, xp, yp, &r, dres, st);
+    if (CHECK_OK(called)) {
+        CHECK_OK(duo_stream_synchronize(st));
+        CHECK_OK(duo_memcpy(got, dres, sizeof got, DUO_DEVICE_TO_HOST));
+        for (int k = 0; k < count; ++k)
+            CHECK_BITS_F64(got[k], want[k]);
+        CHECK_BITS_F64(got[count], poison[count]);
+    }
+    CHECK_OK(duo_stream_destroy(st));
+    void *bufs[] = {xall, yall, xm, xstage, ym, dwant, dres};
+    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k)
+        if (bufs[k] != NULL)
+            CHECK_OK(duo_free(bufs[k]));
+    free(hx);
+    free(hy);
+}
+
+static void test_dots_async(void)
+{
+    /* Sizes around the f64 and f32 chunks (512 and 1024 elements below
+     * 2^20) and past 2^20, where they grow. */
+    static const size_t ns[] = {0,    1,    3,     511,   512,
+                                1024, 4099, 65536, 65537, 262147};
+    uint64_t seed = 1300;
+    for (int t = 0; t < 2; ++t)
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i)
+            for (int count = 1; count <= DUO_DOT_MAX; ++count)
+                test_dots_async_case((duo_dtype)t, ns[i], count,
+                                     count == 2 ? (int)(i & 1) : 3,
+                                     count == 3, ++seed);
+    test_dots_async_case(DUO_F64, (size_t)1 << 21, 2, 3, 1, ++seed);
+    test_dots_async_case(DUO_F32, ((size_t)1 << 21) + 5, 1, 3, 0, ++seed);
+    test_dots_async_case(DUO_F64, ((size_t)1 << 20) + 3, 1, 1, 0, ++seed);
+
+    test_set_context("rank %d/%d dots_async errors", rank_, size_);
+    duo_dist_set_abort_on_error(0);
+    duo_dist_range r;
+    CHECK_OK(duo_dist_block_1d(100, size_, rank_, &r));
+    double *dev = (double *)test_device_alloc(100 * sizeof(double));
+    double *out = (double *)test_device_alloc(2 * sizeof(double));
+    const double keep[2] = {42.0, 43.0};
+    test_to_device(out, keep, sizeof keep);
+    const void *xs[2] = {dev, dev};
+    CHECK_STATUS(duo_dist_dot_async(DUO_I32, dev, dev, &r, out, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_F32 or DUO_F64");
+    CHECK_STATUS(duo_dist_dot_async(DUO_F64, dev, dev, NULL, out, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "range is NULL");
+    CHECK_STATUS(duo_dist_dots_async(DUO_F64, 2, xs, xs, &r, NULL, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "2 device doubles");
+    CHECK_STATUS(duo_dist_dots_async(DUO_F64, DUO_DOT_MAX + 1, xs, xs, &r,
+                                     out, NULL),
+                 DUO_ERROR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(duo_last_error(), "DUO_DOT_MAX");
+    if (size_ > 1) {
+        /* One rank asks for the host form, the others the device form. */
+        double host = 7.0;
+        const duo_status mixed =
+            rank_ == 1 ? duo_dist_dot(DUO_F64, dev, dev, &r, &host)
+                       : duo_dist_dot_async(DUO_F64, dev, dev, &r, out,
+                                            NULL);
+        CHECK_STATUS(mixed, DUO_ERROR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(duo_last_error(), "ranks disagree");
+        CHECK(host == 7.0);
+    }
+    double after[2] = {0.0, 0.0};
+    CHECK_OK(duo_memcpy(after, out, sizeof after, DUO_DEVICE_TO_HOST));
+    CHECK(after[0] == 42.0 && after[1] == 43.0);
+    CHECK_OK(duo_free(dev));
+    CHECK_OK(duo_free(out));
+    duo_dist_set_abort_on_error(1);
+}
+
 static void test_gather(void)
 {
     test_set_context("rank %d/%d gather", rank_, size_);
@@ -1053,6 +1210,7 @@ int main(int argc, char **argv)
     test_reduce_errors();
     test_dot();
     test_dots();
+    test_dots_async();
     test_gather();
     CHECK_OK(duo_dist_barrier());
     char name[64];

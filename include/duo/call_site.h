@@ -135,6 +135,10 @@ duo_status duo_call_site_done_(duo_status status);
     DUO_AT_CALLER_(duo_dist_reduce_arg(__VA_ARGS__))
 #define duo_dist_dot(...) DUO_AT_CALLER_(duo_dist_dot(__VA_ARGS__))
 #define duo_dist_dots(...) DUO_AT_CALLER_(duo_dist_dots(__VA_ARGS__))
+#define duo_dist_dot_async(...) \
+    DUO_AT_CALLER_(duo_dist_dot_async(__VA_ARGS__))
+#define duo_dist_dots_async(...) \
+    DUO_AT_CALLER_(duo_dist_dots_async(__VA_ARGS__))
 #define duo_dist_gather(...) DUO_AT_CALLER_(duo_dist_gather(__VA_ARGS__))
 
 #endif /* !DUO_NO_CALL_SITES */

@@ -244,6 +244,33 @@ duo_status (duo_dist_dots)(duo_dtype type, int count, const void *const *x,
                            const void *const *y, const duo_dist_range *range,
                            double *result);
 
+/*
+ * duo_dist_dot(s) with the result in device memory, queued on `stream`
+ * like duo_dot_async: result[k] (count doubles of device memory on
+ * every rank) = the value duo_dist_dots gives, bit for bit, written by
+ * work that follows the stream's work before the call and precedes the
+ * work queued on it after.  So a solver can keep its scalars on the
+ * device and never wait for one.  x and y are read after the stream's
+ * earlier work.  Calls on different streams run one after another.
+ *
+ * The call returns without waiting where every rank has a GPU of its
+ * own, NCCL was found at build time, and every rank's non-empty piece
+ * begins on a chunk boundary of duo's order for n elements (chunks of
+ * duo_reduce_steps(n, DUO_REDUCE_LANES(size)) * DUO_REDUCE_LANES(size)
+ * elements, <duo/reduce_order.h>; e.g. equal pieces of a power of two):
+ * the chunk partials go into device memory, NCCL hands them to every
+ * rank and the final pass runs on the device.  Elsewhere it waits for
+ * the stream, computes as duo_dist_dots and copies the values into
+ * result.  With one rank it is duo_dot_async on the piece.
+ */
+duo_status (duo_dist_dot_async)(duo_dtype type, const void *x, const void *y,
+                                const duo_dist_range *range, double *result,
+                                duo_stream stream);
+duo_status (duo_dist_dots_async)(duo_dtype type, int count,
+                                 const void *const *x, const void *const *y,
+                                 const duo_dist_range *range, double *result,
+                                 duo_stream stream);
+
 /* Copy each rank's piece `range` of device array x into host array out
  * (n elements) on rank `root`; other ranks' out is not used (may be
  * NULL). */

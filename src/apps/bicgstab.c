@@ -79,7 +79,7 @@
  * Several ranks (a build with -DDUO_MPI=ON, under mpirun), as duo-cg:
  * the grid's rows are split among the ranks (duo/dist.h), p's and s's
  * halo rows come from the neighbours before v = A p and t = A s, and the
- * dot products are duo_dist_dot and duo_dist_dots (the fused pairs),
+ * dot products are duo_dist_dots_async (one pair, or fused pairs),
  * which have the bits of the single-process duo_dot_async.  So x, the
  * residual history and the iteration count are the same, bit for bit,
  * for any number of ranks and as in the build without MPI; rank 0

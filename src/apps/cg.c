@@ -49,8 +49,9 @@
  *
  * Several ranks (a build with -DDUO_MPI=ON, under mpirun): the grid's
  * rows are split among the ranks (duo/dist.h), p's halo rows come from
- * the neighbours before each A p, and the dot products are duo_dist_dot,
- * which has the bits of the single-process duo_dot_async.  So x, the
+ * the neighbours before each A p, and the dot products are
+ * duo_dist_dot_async, which has the bits of the single-process
+ * duo_dot_async.  So x, the
  * residual history and the iteration count are the same, bit for bit,
  * for any number of ranks and as in the build without MPI; rank 0
  * gathers x for --check and --dump.  More ranks than rows is refused.

@@ -37,6 +37,21 @@ duo_status dist_dev_halo(const void *send_up, void *recv_up, int up,
                          const void *send_down, void *recv_down, int down,
                          size_t bytes, duo_stream stream, int wait);
 
+/*
+ * The stream-ordered dot products (dist_dot.c).  dist_dev_share_possible:
+ * 1 where dist_dev_share works (every rank alike), 0 where the caller
+ * must go through the host.  dist_dev_share: in device array buf, rank
+ * r's bytes[r] bytes at byte offset[r] (this rank's in place) reach
+ * every rank, queued on `stream`.  dist_dev_order_begin / _end bracket
+ * the work of one such call, so that calls on different streams run one
+ * after the other.
+ */
+int dist_dev_share_possible(void);
+duo_status dist_dev_share(const char *where, void *buf, const size_t *offset,
+                          const size_t *bytes, duo_stream stream);
+duo_status dist_dev_order_begin(const char *where, duo_stream stream);
+duo_status dist_dev_order_end(const char *where, duo_stream stream);
+
 /* The same for host memory (device_host.c), under these names in a CUDA
  * build with MPI, where dist.cu calls them on the host path. */
 duo_status dist_host_setup(int rank, int size);
@@ -45,6 +60,12 @@ const char *dist_host_halo_path(void);
 duo_status dist_host_halo(const void *send_up, void *recv_up, int up,
                           const void *send_down, void *recv_down, int down,
                           size_t bytes, duo_stream stream, int wait);
+int dist_host_share_possible(void);
+duo_status dist_host_share(const char *where, void *buf,
+                           const size_t *offset, const size_t *bytes,
+                           duo_stream stream);
+duo_status dist_host_order_begin(const char *where, duo_stream stream);
+duo_status dist_host_order_end(const char *where, duo_stream stream);
 
 #ifdef __cplusplus
 }

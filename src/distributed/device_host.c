@@ -6,6 +6,9 @@
  * with DUO_DIST_HOST_PATH, which names its functions dist_host_*:
  * backend_cuda/dist.cu calls them on the host path.
  */
+#include <stdint.h>
+#include <stdlib.h>
+
 #include "comm.h"
 #include "device.h"
 
@@ -16,6 +19,7 @@
 #endif
 
 static const char *halo_path = "none";
+static int ranks = 1;
 
 duo_status DIST_FN(select)(int local_rank)
 {
@@ -26,6 +30,7 @@ duo_status DIST_FN(select)(int local_rank)
 duo_status DIST_FN(setup)(int rank, int size)
 {
     (void)rank;
+    ranks = size;
     halo_path = size > 1 ? "host" : "none";
     return DUO_SUCCESS;
 }
@@ -64,4 +69,41 @@ duo_status DIST_FN(halo)(const void *send_up, void *recv_up, int up,
         recvs[nr++] = msg(recv_down, bytes, down, 1);
     }
     return dist_comm_exchange("duo_dist_halo_exchange", sends, ns, recvs, nr);
+}
+
+/* Host memory: the slots move by MPI, in place, and the call returns
+ * when they have arrived -- in the stream's order, since work on a
+ * stream has run by the time its call returns. */
+int DIST_FN(share_possible)(void) { return 1; }
+
+duo_status DIST_FN(share)(const char *where, void *buf, const size_t *offset,
+                          const size_t *bytes, duo_stream stream)
+{
+    (void)stream;
+    size_t *words = (size_t *)malloc(2 * (size_t)ranks * sizeof(size_t));
+    if (words == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                        "no host memory for %d counts", ranks);
+    for (int r = 0; r < ranks; ++r) {
+        words[r] = bytes[r] / sizeof(uint64_t);
+        words[ranks + r] = offset[r] / sizeof(uint64_t);
+    }
+    const duo_status st = dist_comm_allgatherv_u64(
+        where, (uint64_t *)buf, words, words + ranks);
+    free(words);
+    return st;
+}
+
+duo_status DIST_FN(order_begin)(const char *where, duo_stream stream)
+{
+    (void)where;
+    (void)stream;
+    return DUO_SUCCESS;
+}
+
+duo_status DIST_FN(order_end)(const char *where, duo_stream stream)
+{
+    (void)where;
+    (void)stream;
+    return DUO_SUCCESS;
 }

@@ -33,11 +33,12 @@
 #include <string.h>
 
 #include "comm.h"
+#include "device.h"
 #include "dist_internal.h"
 #include "dot_chunks.h"
 #include "reduce_order.h"
 
-enum { DOT_TAG = 12, DOT_KIND = 4 };
+enum { DOT_TAG = 12, DOT_KIND = 4, DOT_ASYNC_KIND = 5 };
 
 /* Kept between calls (freed by dist_dot_release): the assembled last
  * chunk (x then y) on the device, and every partial in pinned host
@@ -45,17 +46,20 @@ enum { DOT_TAG = 12, DOT_KIND = 4 };
  * the kernel) and MPI gathers. */
 static dist_buffer tail;
 static dist_buffer host_words = {NULL, 0, 1};
+/* Every partial in device memory, for the stream-ordered form. */
+static dist_buffer dev_slots;
 
 void dist_dot_release(void)
 {
     dist_buffer_release(&tail);
     dist_buffer_release(&host_words);
+    dist_buffer_release(&dev_slots);
 }
 
 static duo_status check_args(const char *where, duo_dtype type, int count,
                              const void *const *x, const void *const *y,
                              const duo_dist_range *range,
-                             const double *result)
+                             const double *result, int on_device)
 {
     duo_status st = dist_require_init(where);
     if (st != DUO_SUCCESS)
@@ -99,8 +103,9 @@ static duo_status check_args(const char *where, duo_dtype type, int count,
     }
     if (result == NULL)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, where,
-                        "result is NULL; pass the address of %d host "
-                        "double%s", count, count > 1 ? "s" : "");
+                        "result is NULL; pass the address of %d %s "
+                        "double%s", count, on_device ? "device" : "host",
+                        count > 1 ? "s" : "");
     return DUO_SUCCESS;
 }
 
@@ -229,7 +234,7 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
     }
     if (st == DUO_SUCCESS)
         st = dist_dot_chunks(type, &p, count, b, n, steps, c_lo,
-                             whole_end - c_lo, out);
+                             whole_end - c_lo, out, NULL);
     if (st == DUO_SUCCESS && (nsends > 0 || nrecvs > 0))
         st = dist_comm_exchange(where, &send, nsends, recvs, nrecvs);
 
@@ -262,7 +267,7 @@ static duo_status local_partials(const char *where, duo_dtype type, int count,
         if (st == DUO_SUCCESS)
             st = dist_dot_chunks(type, &p, count, t_begin, n, steps,
                                  c_end - 1, 1,
-                                 out + (c_end - 1 - c_lo) * pairs);
+                                 out + (c_end - 1 - c_lo) * pairs, NULL);
         free(hx);
     }
     if (st == DUO_SUCCESS && mine > 0)
@@ -327,32 +332,18 @@ static double final_pass(const uint64_t *slots, size_t chunks, size_t stride)
     return warps[0];
 }
 
-/* Both entry points: count pairs, named `where` in messages. */
-static duo_status dist_dots(const char *where, duo_dtype type, int count,
-                            const void *const *x, const void *const *y,
-                            const duo_dist_range *range, double *result)
+/* Steps 2 to 4 for the checked pieces `all`: result[k] on the host. */
+static duo_status dots_on_host(const char *where, duo_dtype type, int count,
+                               const void *const *x, const void *const *y,
+                               const dist_piece *all, double *result)
 {
-    duo_status st = check_args(where, type, count, x, y, range, result);
-    if (st != DUO_SUCCESS)
-        return dist_collective_failed(st);
-    dist_piece *all = (dist_piece *)malloc((size_t)duo_dist_state.size *
-                                           sizeof(dist_piece));
-    if (all == NULL)
-        return dist_collective_failed(duo_fail(
-            DUO_ERROR_OUT_OF_MEMORY, where, "no host memory for %d records",
-            duo_dist_state.size));
-    /* The count travels as the call's op: ranks passing different counts
-     * disagree. */
-    st = dist_agree(where, DOT_KIND, count, type, NULL, range, NULL);
-    if (st == DUO_SUCCESS)
-        st = dist_pieces(where, range, all);
-    const size_t n = range->n, esz = duo_dtype_size(type);
+    const size_t n = (size_t)all[0].n, esz = duo_dtype_size(type);
     const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(esz));
     const size_t chunk = steps * DUO_REDUCE_LANES(esz);
     const size_t chunks = (n + chunk - 1) / chunk;
     const size_t words = chunks * (size_t)count;
-    if (st == DUO_SUCCESS)
-        st = dist_buffer_reserve(&host_words, words * sizeof(uint64_t));
+    duo_status st = dist_buffer_reserve(&host_words,
+                                        words * sizeof(uint64_t));
     uint64_t *slots = (uint64_t *)host_words.p;
     if (st == DUO_SUCCESS)
         st = local_partials(where, type, count, x, y, all, steps, slots);
@@ -361,6 +352,148 @@ static duo_status dist_dots(const char *where, duo_dtype type, int count,
     if (st == DUO_SUCCESS)
         for (int k = 0; k < count; ++k)
             result[k] = final_pass(slots + k, chunks, (size_t)count);
+    return st;
+}
+
+/* Step 1: the call's arguments and every rank's piece into *all
+ * (malloc'ed), or a failure every rank shares. */
+static duo_status agree_pieces(const char *where, int kind, duo_dtype type,
+                               int count, const void *const *x,
+                               const void *const *y,
+                               const duo_dist_range *range,
+                               const double *result, int on_device,
+                               dist_piece **all)
+{
+    *all = NULL;
+    duo_status st =
+        check_args(where, type, count, x, y, range, result, on_device);
+    if (st != DUO_SUCCESS)
+        return st;
+    *all = (dist_piece *)malloc((size_t)duo_dist_state.size *
+                                sizeof(dist_piece));
+    if (*all == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                        "no host memory for %d records",
+                        duo_dist_state.size);
+    /* The count travels as the call's op: ranks passing different counts
+     * disagree. */
+    st = dist_agree(where, kind, count, type, NULL, range, NULL);
+    if (st == DUO_SUCCESS)
+        st = dist_pieces(where, range, *all);
+    return st;
+}
+
+/* Both host-result entry points: count pairs, named `where` in
+ * messages. */
+static duo_status dist_dots(const char *where, duo_dtype type, int count,
+                            const void *const *x, const void *const *y,
+                            const duo_dist_range *range, double *result)
+{
+    dist_piece *all = NULL;
+    duo_status st = agree_pieces(where, DOT_KIND, type, count, x, y, range,
+                                 result, 0, &all);
+    if (st == DUO_SUCCESS)
+        st = dots_on_host(where, type, count, x, y, all, result);
+    free(all);
+    return st == DUO_SUCCESS ? st : dist_collective_failed(st);
+}
+
+/* The stream-ordered form, where every rank's piece begins on a chunk
+ * boundary (so no chunk is split) and the backend can exchange device
+ * memory on a stream: the partials of each rank's chunks go straight
+ * into their slots of a device array, every rank's slots reach every
+ * rank there, and the final pass runs on the device -- no host wait.
+ * Calls on other streams are ordered after each other, as they share
+ * the slots. */
+static duo_status dots_on_stream(const char *where, duo_dtype type,
+                                 int count, const void *const *x,
+                                 const void *const *y, const dist_piece *all,
+                                 double *result, duo_stream stream)
+{
+    const int size = duo_dist_state.size, me = duo_dist_state.rank;
+    const size_t n = (size_t)all[0].n, esz = duo_dtype_size(type);
+    const size_t steps = duo_reduce_steps(n, DUO_REDUCE_LANES(esz));
+    const size_t chunk = steps * DUO_REDUCE_LANES(esz);
+    const size_t chunks = (n + chunk - 1) / chunk;
+    const size_t pairs = (size_t)count;
+    size_t *offset = (size_t *)malloc(2 * (size_t)size * sizeof(size_t));
+    if (offset == NULL)
+        return duo_fail(DUO_ERROR_OUT_OF_MEMORY, where,
+                        "no host memory for %d counts", size);
+    size_t *bytes = offset + size;
+    for (int r = 0; r < size; ++r) {
+        const size_t lo = first_owned((size_t)all[r].begin, chunk);
+        const size_t hi =
+            first_owned((size_t)(all[r].begin + all[r].count), chunk);
+        offset[r] = lo * pairs * sizeof(double);
+        bytes[r] = (hi - lo) * pairs * sizeof(double);
+    }
+    duo_status st = dist_buffer_reserve(&dev_slots,
+                                        chunks * pairs * sizeof(double));
+    double *slots = (double *)dev_slots.p;
+    if (st == DUO_SUCCESS)
+        st = dist_dev_order_begin(where, stream);
+    dist_dot_pairs p;
+    memset(&p, 0, sizeof p);
+    for (int k = 0; k < count; ++k) {
+        p.x[k] = x[k];
+        p.y[k] = y[k];
+    }
+    const size_t b = (size_t)all[me].begin;
+    if (st == DUO_SUCCESS)
+        st = dist_dot_chunks(type, &p, count, b, n, steps, b / chunk,
+                             bytes[me] / (pairs * sizeof(double)),
+                             (double *)((char *)slots + offset[me]),
+                             stream);
+    if (st == DUO_SUCCESS)
+        st = dist_dev_share(where, slots, offset, bytes, stream);
+    if (st == DUO_SUCCESS)
+        st = dist_dot_final(count, chunks, slots, result, stream);
+    if (st == DUO_SUCCESS)
+        st = dist_dev_order_end(where, stream);
+    free(offset);
+    return st;
+}
+
+/* 1 when every non-empty piece begins on a chunk boundary of duo's order
+ * for dot products of n elements of `type`. */
+static int chunk_aligned(duo_dtype type, const dist_piece *all)
+{
+    const size_t n = (size_t)all[0].n, esz = duo_dtype_size(type);
+    const size_t chunk =
+        duo_reduce_steps(n, DUO_REDUCE_LANES(esz)) * DUO_REDUCE_LANES(esz);
+    for (int r = 0; r < duo_dist_state.size; ++r)
+        if (all[r].count > 0 && all[r].begin % chunk != 0)
+            return 0;
+    return 1;
+}
+
+/* Both device-result entry points.  One rank: duo_dot_async itself.
+ * Otherwise stream-ordered where dots_on_stream can be; elsewhere the
+ * host form after the stream's work, its values copied into result. */
+static duo_status dist_dots_async(const char *where, duo_dtype type,
+                                  int count, const void *const *x,
+                                  const void *const *y,
+                                  const duo_dist_range *range,
+                                  double *result, duo_stream stream)
+{
+    dist_piece *all = NULL;
+    duo_status st = agree_pieces(where, DOT_ASYNC_KIND, type, count, x, y,
+                                 range, result, 1, &all);
+    if (st == DUO_SUCCESS && duo_dist_state.size == 1)
+        st = duo_dot_async(type, range->n, count, x, y, result, stream);
+    else if (st == DUO_SUCCESS && dist_dev_share_possible() &&
+             chunk_aligned(type, all))
+        st = dots_on_stream(where, type, count, x, y, all, result, stream);
+    else if (st == DUO_SUCCESS) {
+        double host[DUO_DOT_MAX];
+        st = duo_be_stream_synchronize(stream);
+        if (st == DUO_SUCCESS)
+            st = dots_on_host(where, type, count, x, y, all, host);
+        if (st == DUO_SUCCESS)
+            st = duo_be_memcpy(result, host, (size_t)count * sizeof(double),
+                               DUO_HOST_TO_DEVICE);
+    }
     free(all);
     return st == DUO_SUCCESS ? st : dist_collective_failed(st);
 }
@@ -377,4 +510,22 @@ duo_status duo_dist_dots(duo_dtype type, int count, const void *const *x,
                          double *result)
 {
     return dist_dots("duo_dist_dots", type, count, x, y, range, result);
+}
+
+duo_status duo_dist_dot_async(duo_dtype type, const void *x, const void *y,
+                              const duo_dist_range *range, double *result,
+                              duo_stream stream)
+{
+    const void *xs[1] = {x}, *ys[1] = {y};
+    return dist_dots_async("duo_dist_dot_async", type, 1, xs, ys, range,
+                           result, stream);
+}
+
+duo_status duo_dist_dots_async(duo_dtype type, int count,
+                               const void *const *x, const void *const *y,
+                               const duo_dist_range *range, double *result,
+                               duo_stream stream)
+{
+    return dist_dots_async("duo_dist_dots_async", type, count, x, y, range,
+                           result, stream);
 }

@@ -133,7 +133,7 @@ void dist_agree_combine(const uint64_t *lower, uint64_t *higher)
  *
  * The 16 bits: 0-3 the position held plus one (0: none, COMPACT_SEVERAL:
  * two or more), 4-7 n clipped to DUO_DIST_INLINE + 1, 8-10 the kind
- * (1 to 4), 11-12 the op, 13-15 the type (check_local has checked op and
+ * (1 to 5), 11-12 the op, 13-15 the type (check_local has checked op and
  * type). */
 #define COMPACT_BYTES 10
 #define COMPACT_SEVERAL 15u
@@ -225,7 +225,8 @@ static duo_status agree_exchange(const char *where, uint64_t *rec,
     return DUO_SUCCESS;
 }
 
-/* The first step of every call here and of duo_dist_dot (kind 4): every
+/* The first step of every call here and of the dot products (kinds 4
+ * and 5, dist_dot.c): every
  * rank reaches the same verdict.  With inline (n <= DUO_DIST_INLINE
  * elements of a reduction), elems receives the whole array (n elements
  * of esz bytes, host memory). */

@@ -5,6 +5,9 @@
  * so the same source runs on the GPU (nvcc compiles this file in CUDA
  * builds) and on the CPU.
  *
+ * dist_dot_final_pass is step 5 on the device, for the stream-ordered
+ * duo_dist_dots_async.
+ *
  * Each step restates src/reduce_order.h for one chunk: thread t's VEC
  * lanes add the products of elements base + s LANES + t VEC + v, s = 0
  * .. steps-1, from 0.0; the lanes are paired; each warp folds in halves,
@@ -85,15 +88,70 @@
 DEFINE_DOT_CHUNKS(dist_dot_chunks_f32, float)
 DEFINE_DOT_CHUNKS(dist_dot_chunks_f64, double)
 
+#define FINAL_WARPS (DUO_REDUCE_FINAL_THREADS / DUO_REDUCE_WARP)
+
+/* Step 5 for pair DUO_BY: thread t adds partials t, t + FINAL_THREADS,
+ * ... in order from 0.0, each warp folds in halves, then the warp
+ * results do -- dist_dot.c's final_pass, one block per pair. */
+DUO_BLOCK_KERNEL(dist_dot_final_pass, DUO_REDUCE_FINAL_THREADS, 1,
+                 size_t chunks, size_t count, const double *slots,
+                 double *result)
+{
+    DUO_SHARED(double, v, DUO_REDUCE_FINAL_THREADS);
+    DUO_SHARED(double, warp, FINAL_WARPS);
+    DUO_THREADS {
+        double sum = 0.0;
+        for (size_t c = DUO_TID; c < chunks; c += DUO_REDUCE_FINAL_THREADS)
+            sum = sum + slots[c * count + DUO_BY];
+        v[DUO_TID] = sum;
+    }
+    DUO_BARRIER;
+    for (size_t h = DUO_REDUCE_WARP / 2; h > 0; h /= 2) {
+        DUO_THREADS {
+            if (DUO_TID % DUO_REDUCE_WARP < h)
+                v[DUO_TID] = v[DUO_TID] + v[DUO_TID + h];
+        }
+        DUO_BARRIER;
+    }
+    DUO_THREADS {
+        if (DUO_TID % DUO_REDUCE_WARP == 0)
+            warp[DUO_TID / DUO_REDUCE_WARP] = v[DUO_TID];
+    }
+    DUO_BARRIER;
+    for (size_t h = FINAL_WARPS / 2; h > 0; h /= 2) {
+        DUO_THREADS {
+            if (DUO_TID < h)
+                warp[DUO_TID] = warp[DUO_TID] + warp[DUO_TID + h];
+        }
+        DUO_BARRIER;
+    }
+    DUO_THREADS {
+        if (DUO_TID == 0)
+            result[DUO_BY] = warp[0];
+    }
+}
+DUO_BLOCK_KERNEL_END
+
 duo_status dist_dot_chunks(duo_dtype type, const dist_dot_pairs *pairs,
                            int count, size_t first, size_t n, size_t steps,
-                           size_t c0, size_t chunks, double *out)
+                           size_t c0, size_t chunks, double *out,
+                           duo_stream stream)
 {
     if (chunks == 0)
         return DUO_SUCCESS;
     if (type == DUO_F32)
-        return DUO_LAUNCH_BLOCKS(dist_dot_chunks_f32, chunks, (size_t)count,
-                                 *pairs, first, n, steps, c0, out);
-    return DUO_LAUNCH_BLOCKS(dist_dot_chunks_f64, chunks, (size_t)count,
-                             *pairs, first, n, steps, c0, out);
+        return DUO_LAUNCH_BLOCKS_ON(stream, dist_dot_chunks_f32, chunks,
+                                    (size_t)count, *pairs, first, n, steps,
+                                    c0, out);
+    return DUO_LAUNCH_BLOCKS_ON(stream, dist_dot_chunks_f64, chunks,
+                                (size_t)count, *pairs, first, n, steps, c0,
+                                out);
+}
+
+duo_status dist_dot_final(int count, size_t chunks, const double *slots,
+                          double *result, duo_stream stream)
+{
+    return DUO_LAUNCH_BLOCKS_ON(stream, dist_dot_final_pass, 1,
+                                (size_t)count, chunks, (size_t)count, slots,
+                                result);
 }

@@ -27,10 +27,20 @@ typedef struct dist_dot_pairs {
  * pairs' x[k][0] and y[k][0] are global element `first`; every element
  * of those chunks below n must lie in the arrays.  out is device memory
  * or pinned host memory (duo_malloc_host), which the GPU writes too.
+ * Queued on `stream`.
  */
 duo_status dist_dot_chunks(duo_dtype type, const dist_dot_pairs *pairs,
                            int count, size_t first, size_t n, size_t steps,
-                           size_t c0, size_t chunks, double *out);
+                           size_t c0, size_t chunks, double *out,
+                           duo_stream stream);
+
+/*
+ * result[k] (device memory) = duo's final pass over the partials of
+ * pair k, slots[c count + k] for c < chunks (device memory): the value
+ * duo_dot_async gives from those partials.  Queued on `stream`.
+ */
+duo_status dist_dot_final(int count, size_t chunks, const double *slots,
+                          double *result, duo_stream stream);
 
 #ifdef __cplusplus
 }

@@ -21,9 +21,9 @@
  * in one pass), bicgstab_update (x, r), duo_dot_async (r0hat.r, r.r in
  * one pass), bicgstab_direct (decide, p) -- eight operations, no host
  * wait.  Split among ranks: a halo exchange of p before v = A p and of s
- * before t = A s, queued on the same stream, and duo_dist_dots, whose
- * values a launch of bicgstab_put carries into the same device
- * scalars.
+ * before t = A s, queued on the same stream, and duo_dist_dots_async
+ * into the same device scalars (no host wait either, where it can:
+ * duo/dist.h).
  */
 #include <float.h>
 #include <math.h>
@@ -166,30 +166,17 @@ DUO_KERNEL(bicgstab_init, size_t one, bicgstab_scalars *sc, double tol,
     }
 }
 
-/* to[0..count) = v0, v1: host values into device memory, queued like
- * a kernel (the launch carries them), where a copy from host memory
- * would wait for the device first. */
-DUO_KERNEL(bicgstab_put, size_t count, double *to, double v0, double v1)
-{
-    DUO_FOR(i, count)
-        to[i] = i == 0 ? v0 : v1;
-}
-
-/* result[0..count) (device) = x[k].y[k] over the whole grid, fused:
- * stream-ordered on one process; with ranks, every rank waits for the
- * global values. */
+/* result[0..count) (device) = x[k].y[k] over the whole grid, fused,
+ * queued on the stream: with ranks, duo_dist_dots_async (which waits on
+ * the host only where it must, dist.h). */
 static duo_status dots(const bicgstab_solver *c, int count,
                        const void *const *x, const void *const *y,
                        double *result)
 {
     if (!c->dist)
         return duo_dot_async(DUO_F64, c->count, count, x, y, result, NULL);
-    double v[2] = {0.0, 0.0};
-    duo_status st = duo_dist_dots(DUO_F64, count, x, y, &c->range, v);
-    if (st == DUO_SUCCESS)
-        st = DUO_LAUNCH(bicgstab_put, (size_t)count, (size_t)count, result,
-                        v[0], v[1]);
-    return st;
+    return duo_dist_dots_async(DUO_F64, count, x, y, &c->range, result,
+                               NULL);
 }
 
 /* out = A in on this rank's rows; in is row 1 of its halo field, whose

@@ -33,8 +33,8 @@
  * each rank holds its rows of the grid (duo/dist.h); p and s carry a
  * halo row above and below, refreshed from the neighbours before v = A p
  * and t = A s (the halo above is the north neighbour, weighted an; the
- * one below the south, weighted 1).  The dot products are duo_dist_dot
- * and duo_dist_dots (the fused pairs), which have the bits of
+ * one below the south, weighted 1).  The dot products are
+ * duo_dist_dots_async (one pair, or fused pairs), which have the bits of
  * duo_dot_async on the whole vectors, so every rank computes the same
  * scalars and every value is the single-process value, bit for bit, for
  * any number of ranks.  MPI calls cannot be captured in a graph, so that

@@ -14,8 +14,8 @@
  * Per iteration: cg_apply, duo_dot_async (p.q), cg_update,
  * duo_dot_async (r.r), cg_direct -- five launches, no host wait.  Split
  * among ranks: a halo exchange of p first, queued on the same stream,
- * and duo_dist_dot, whose value a launch of cg_put carries into the same
- * device scalar.
+ * and duo_dist_dot_async into the same device scalars (no host wait
+ * either, where it can: duo/dist.h).
  */
 #include <math.h>
 
@@ -101,17 +101,9 @@ DUO_KERNEL(cg_init, size_t one, cg_scalars *s, double tol, uint64_t maxit)
     }
 }
 
-/* *to = v: a host value into device memory, queued like a kernel (the
- * launch carries it), where a copy from host memory would wait for the
- * device first. */
-DUO_KERNEL(cg_put, size_t one, double *to, double v)
-{
-    DUO_FOR(i, one)
-        to[i] = v;
-}
-
-/* *result (device) = x.y over the whole grid: stream-ordered on one
- * process; with ranks, every rank waits for the global value. */
+/* *result (device) = x.y over the whole grid, queued on the stream:
+ * with ranks, duo_dist_dot_async (which waits on the host only where it
+ * must, dist.h). */
 static duo_status dot(const cg_solver *c, const double *x, const double *y,
                       double *result)
 {
@@ -119,11 +111,7 @@ static duo_status dot(const cg_solver *c, const double *x, const double *y,
         const void *xs[1] = {x}, *ys[1] = {y};
         return duo_dot_async(DUO_F64, c->count, 1, xs, ys, result, NULL);
     }
-    double v = 0.0;
-    duo_status st = duo_dist_dot(DUO_F64, x, y, &c->range, &v);
-    if (st == DUO_SUCCESS)
-        st = DUO_LAUNCH(cg_put, 1, 1, result, v);
-    return st;
+    return duo_dist_dot_async(DUO_F64, x, y, &c->range, result, NULL);
 }
 
 /* One iteration reading slot o; returns the first failure. */

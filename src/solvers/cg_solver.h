@@ -22,7 +22,7 @@
  * Several ranks (cg_solver_create_rows, MPI, more than one rank): each rank
  * holds its rows of the grid (duo/dist.h), p with a halo row above and
  * below, refreshed from the neighbours before each A p; the dot products
- * are duo_dist_dot, which has the bits of duo_dot_async on the whole
+ * are duo_dist_dot_async, which has the bits of duo_dot_async on the whole
  * vectors, so every rank computes the same scalars and every value is
  * the single-process value, bit for bit, for any number of ranks.  MPI
  * calls cannot be captured in a graph, so that build runs the same
