@@ -118,7 +118,7 @@ endif()
 # duo-bicgstab the same way: two products with A per iteration (halo rows
 # of p and of s; the upwind stencil weights the north row, the halo
 # above, by 1 + cy and the south one by 1), fused pairs of dots through
-# duo_dist_dots.  The same grids, --check on 2 ranks, more ranks than
+# duo_dist_dots_async.  The same grids, --check on 2 ranks, more ranks than
 # rows refused.
 if(TARGET duo-bicgstab)
   duo_mpi_compare_ranks(bicgstab)
