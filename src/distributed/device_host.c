@@ -8,6 +8,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "comm.h"
 #include "device.h"
@@ -32,6 +33,15 @@ duo_status DIST_FN(setup)(int rank, int size)
     (void)rank;
     ranks = size;
     halo_path = size > 1 ? "host" : "none";
+    /* duo_dist_init has checked the name; here only "host" exists. */
+    const char *want = getenv("DUO_DIST_HALO");
+    if (size > 1 && want != NULL && *want != '\0' &&
+        strcmp(want, "host") != 0)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_dist_init",
+                        "DUO_DIST_HALO=%s is not available here: duo's "
+                        "memory is host memory (backend %s), so halo rows "
+                        "go through MPI (path host)", want,
+                        duo_backend_name());
     return DUO_SUCCESS;
 }
 

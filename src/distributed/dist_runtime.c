@@ -99,6 +99,19 @@ duo_status duo_dist_init(int *argc, char ***argv)
         return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_dist_init",
                         "DUO_DIST_AGREE=%s; expected auto (the default) or "
                         "full", agree);
+    /* The halo paths (dist.cu on GPUs; host on host memory): a name
+     * outside them is refused on every build, available or not. */
+    const char *halo = getenv("DUO_DIST_HALO");
+    static const char *const halo_paths[] = {"ipc", "nccl", "cuda-aware-mpi",
+                                             "staged", "host"};
+    int halo_known = halo == NULL || *halo == '\0';
+    for (size_t k = 0; k < sizeof halo_paths / sizeof halo_paths[0]; ++k)
+        halo_known = halo_known || strcmp(halo, halo_paths[k]) == 0;
+    if (!halo_known)
+        return duo_fail(DUO_ERROR_INVALID_ARGUMENT, "duo_dist_init",
+                        "DUO_DIST_HALO=%s; expected ipc, nccl, cuda-aware-mpi "
+                        "or staged (GPU memory), or host (host memory)",
+                        halo);
     dist_state s = duo_dist_state;
     duo_status st = dist_comm_init(argc, argv, &s.rank, &s.size,
                                    &s.local_rank);

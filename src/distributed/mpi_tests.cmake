@@ -84,6 +84,17 @@ if(TARGET duo-heat)
     PATTERN "DUO_DIST_AGREE=bogus. expected auto .the default. or full"
     ENVIRONMENT DUO_DIST_AGREE=bogus
     COMMAND $<TARGET_FILE:duo-heat> 8 8)
+  # DUO_DIST_HALO: a name that is no path, on every build; a GPU path
+  # where duo's memory is host memory (DUO_DEVICE=cpu takes a CUDA
+  # build's host path, with or without a GPU).
+  duo_mpi_fails(mpi_dist_halo_unknown NP 2
+    PATTERN "DUO_DIST_HALO=bogus. expected ipc, nccl, cuda-aware-mpi or staged"
+    ENVIRONMENT DUO_DIST_HALO=bogus
+    COMMAND $<TARGET_FILE:duo-heat> 8 8)
+  duo_mpi_fails(mpi_dist_halo_unavailable NP 2
+    PATTERN "DUO_DIST_HALO=nccl is not available here: duo's memory is host"
+    ENVIRONMENT DUO_DIST_HALO=nccl DUO_DEVICE=cpu
+    COMMAND $<TARGET_FILE:duo-heat> 8 8)
 endif()
 
 # mpi_<app>_np2..4: compare_ranks.sh runs duo-<app> on 1 and on 2..4
