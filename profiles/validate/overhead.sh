@@ -2,9 +2,9 @@
 # overhead.sh [BACKEND] [REPEATS]   (BACKEND: openmp, the default, or cuda)
 #
 # What DUO_VALIDATE=1 costs: the wall time of whole runs of duo-heat
-# 512^2, duo-cg 512^2 and duo-gemm 512^3 (one timed repetition each), in
-# the serial build, in BACKEND's build plainly and under DUO_VALIDATE=1,
-# the median of REPEATS runs (default 3) of each.  The goal: a
+# 512^2, duo-cg 512^2 and duo-gemm 512^3 and 2048^3 (one timed
+# repetition each), in the serial build, in BACKEND's build plainly and
+# under DUO_VALIDATE=1, the median of REPEATS runs (default 3) of each.  The goal: a
 # validated run costs no more than the serial build's run plus the copies
 # of each checked operation's arrays (on a CPU build the check reruns
 # every operation on one thread, so "serial + plain" is its floor).  The
@@ -20,8 +20,10 @@ for b in serial "$backend"; do
     [ -x "build/$b/bin/duo-heat" ] || make "$b" >/dev/null
 done
 
+# duo-gemm twice: at 512^3 its two products take milliseconds, so the
+# run is mostly process and CUDA start-up; at 2048^3 they dominate it.
 apps=("duo-heat 512 512 --reps 1" "duo-cg 512 512 --reps 1"
-      "duo-gemm 512 --reps 1")
+      "duo-gemm 512 --reps 1" "duo-gemm 2048 --reps 1")
 
 # median wall seconds of `repeats` runs of: env... build/B/bin/APP ARGS
 median_seconds() {
