@@ -4,7 +4,8 @@
 # What DUO_VALIDATE=1 costs: the wall time of whole runs of duo-heat
 # 512^2, duo-cg 512^2 and duo-gemm 512^3 and 2048^3 (one timed
 # repetition each), in the serial build, in BACKEND's build plainly and
-# under DUO_VALIDATE=1, the median of REPEATS runs (default 3) of each.  The issue's goal: a
+# under DUO_VALIDATE=1, the median of REPEATS runs (default 3) of each,
+# the three taken in turn.  The issue's goal: a
 # validated run costs no more than the serial build's run plus the copies
 # of each checked operation's arrays (on a CPU build the check reruns
 # every operation on one thread, so "serial + plain" is its floor).  The
@@ -25,29 +26,38 @@ done
 apps=("duo-heat 512 512 --reps 1" "duo-cg 512 512 --reps 1"
       "duo-gemm 512 --reps 1" "duo-gemm 2048 --reps 1")
 
-# median wall seconds of `repeats` runs of: env... build/B/bin/APP ARGS
-median_seconds() {
-    local times=() t
-    for _ in $(seq "$repeats"); do
-        local t0 t1
-        t0=$(date +%s.%N)
-        env "$@" >/dev/null 2>&1
-        t1=$(date +%s.%N)
-        times+=("$(awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }')")
-    done
-    printf '%s\n' "${times[@]}" | sort -g | sed -n "$(( (repeats + 1) / 2 ))p"
+# wall seconds of one run of: env... build/B/bin/APP ARGS
+seconds() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    env "$@" >/dev/null 2>&1
+    t1=$(date +%s.%N)
+    awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }'
+}
+
+# the median of the numbers on stdin
+median() {
+    sort -g | sed -n "$(( (repeats + 1) / 2 ))p"
 }
 
 echo "| app | serial s | $backend s | $backend validated s | copies s | validated / plain | validated / (serial + plain) | validated / (serial + plain + copies) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for a in "${apps[@]}"; do
     read -r app args <<<"$a"
-    # shellcheck disable=SC2086
-    s=$(median_seconds DUO_VALIDATE=0 "build/serial/bin/$app" $args)
-    # shellcheck disable=SC2086
-    p=$(median_seconds DUO_VALIDATE=0 "build/$backend/bin/$app" $args)
-    # shellcheck disable=SC2086
-    v=$(median_seconds DUO_VALIDATE=1 "build/$backend/bin/$app" $args)
+    # The three runs in turn, `repeats` times: a drift of the machine
+    # over the minute touches all three alike.
+    ts=() tp=() tv=()
+    for _ in $(seq "$repeats"); do
+        # shellcheck disable=SC2086
+        ts+=("$(seconds DUO_VALIDATE=0 "build/serial/bin/$app" $args)")
+        # shellcheck disable=SC2086
+        tp+=("$(seconds DUO_VALIDATE=0 "build/$backend/bin/$app" $args)")
+        # shellcheck disable=SC2086
+        tv+=("$(seconds DUO_VALIDATE=1 "build/$backend/bin/$app" $args)")
+    done
+    s=$(printf '%s\n' "${ts[@]}" | median)
+    p=$(printf '%s\n' "${tp[@]}" | median)
+    v=$(printf '%s\n' "${tv[@]}" | median)
     # shellcheck disable=SC2086
     c=$(DUO_VALIDATE=1 "build/$backend/bin/$app" $args 2>&1 >/dev/null |
         sed -n 's/.*, \([0-9.]*\) s of them in copies.*/\1/p' | tail -n 1)
