@@ -31,8 +31,24 @@
 
 #include <duo/math_core.h>
 
-/* atan(th + tl) = *hi + *lo for 0 <= th + tl <= 1. */
-DUO_DEVICE void duo_m_atan01_(double th, double tl, double *hi, double *lo)
+/* n / d as a pair (duo_m_dd_div_).  in_range: the operands lie far
+ * inside double's range, as in the float functions' careful paths
+ * (their arguments are floats; every quotient, divisor and remainder
+ * here is then a normal double or zero), so the GPU may take
+ * duo_m_dd_div_f_: the same bits with fewer registers held (atanf's
+ * kernel 42 -> 34, asinf's and acosf's 40 -> 32; ptxas, sm_90).  The
+ * double functions pass 0: their operands reach the subnormals. */
+DUO_DEVICE double duo_m_atan_div_(int in_range, double nh, double nl,
+                                  double dh, double dl, double *ql)
+{
+    return in_range ? duo_m_dd_div_f_(nh, nl, dh, dl, ql)
+                    : duo_m_dd_div_(nh, nl, dh, dl, ql);
+}
+
+/* atan(th + tl) = *hi + *lo for 0 <= th + tl <= 1; in_range as for
+ * duo_m_atan_div_. */
+DUO_DEVICE void duo_m_atan01_(int in_range, double th, double tl,
+                              double *hi, double *lo)
 {
     int i = (int)duo_m_fma_(th, 16.0, 0.5);
     double c = (double)i * 0.0625;
@@ -42,7 +58,7 @@ DUO_DEVICE void duo_m_atan01_(double th, double tl, double *hi, double *lo)
     double dh = duo_m_two_sum_(1.0, dp, &de);
     double dl = de + duo_m_fma_(tl, c, dpe);
     double ul;
-    double uh = duo_m_dd_div_(nh, tl, dh, dl, &ul);
+    double uh = duo_m_atan_div_(in_range, nh, tl, dh, dl, &ul);
     double s = duo_m_mul_(uh, uh);
     double q = duo_m_fma_(s, -1.0 / 11, 1.0 / 9);
     q = duo_m_fma_(q, s, -1.0 / 7);
@@ -67,9 +83,9 @@ DUO_DEVICE void duo_m_dd_sub_from_(double ch, double cl, double *ah,
 }
 
 /* The angle of (d, n) in [0, pi/2] = *hi + *lo, for n = nh + nl >= 0 and
- * d = dh + dl >= 0 not both 0, finite. */
-DUO_DEVICE void duo_m_angle_(double nh, double nl, double dh, double dl,
-                             double *hi, double *lo)
+ * d = dh + dl >= 0 not both 0, finite; in_range as for duo_m_atan_div_. */
+DUO_DEVICE void duo_m_angle_(int in_range, double nh, double nl, double dh,
+                             double dl, double *hi, double *lo)
 {
     int swap = nh > dh;
     if (swap) {
@@ -81,8 +97,8 @@ DUO_DEVICE void duo_m_angle_(double nh, double nl, double dh, double dl,
         dl = t;
     }
     double tl;
-    double th = duo_m_dd_div_(nh, nl, dh, dl, &tl);
-    duo_m_atan01_(th, tl, hi, lo);
+    double th = duo_m_atan_div_(in_range, nh, nl, dh, dl, &tl);
+    duo_m_atan01_(in_range, th, tl, hi, lo);
     if (swap)
         duo_m_dd_sub_from_(DUO_M_PIO2_HI, DUO_M_PIO2_LO, hi, lo);
 }
@@ -104,7 +120,7 @@ DUO_DEVICE float duo_m_atanf_cr_(float x)
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        duo_m_angle_(ax, 0.0, 1.0, 0.0, &hi, &lo);
+        duo_m_angle_(1, ax, 0.0, 1.0, 0.0, &hi, &lo);
     }
     return duo_m_signed_(duo_bits_from_f32_(x) >> 31, hi, lo);
 }
@@ -131,15 +147,17 @@ DUO_DEVICE float duo_m_atan2f_cr_(float y, float x)
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        duo_m_angle_(ay, 0.0, ax, 0.0, &hi, &lo);
+        duo_m_angle_(1, ay, 0.0, ax, 0.0, &hi, &lo);
         if (nx)
             duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
     }
     return duo_m_signed_(ny, hi, lo);
 }
 
-/* sqrt(1 - x^2) = *sh + *sl for 0 <= ax < 1. */
-DUO_DEVICE void duo_m_sqrt_1mx2_(double ax, double *sh, double *sl)
+/* sqrt(1 - x^2) = *sh + *sl for 0 <= ax < 1; in_range as for
+ * duo_m_atan_div_ (for a float ax, *sh >= 2^-12.5). */
+DUO_DEVICE void duo_m_sqrt_1mx2_(int in_range, double ax, double *sh,
+                                 double *sl)
 {
     double pe, de;
     double p = duo_m_two_prod_(ax, ax, &pe);
@@ -147,7 +165,8 @@ DUO_DEVICE void duo_m_sqrt_1mx2_(double ax, double *sh, double *sl)
     double dl = de - pe;
     double s = sqrt(dh);
     *sh = s;
-    *sl = (duo_m_fma_(-s, s, dh) + dl) / (2.0 * s);
+    double r = duo_m_fma_(-s, s, dh) + dl;
+    *sl = in_range ? duo_m_div_rn_(r, 2.0 * s) : r / (2.0 * s);
 }
 
 DUO_DEVICE float duo_m_asinf_cr_(float x)
@@ -162,8 +181,8 @@ DUO_DEVICE float duo_m_asinf_cr_(float x)
         lo = DUO_M_PIO2_LO;
     } else {
         double sh, sl;
-        duo_m_sqrt_1mx2_(ax, &sh, &sl);
-        duo_m_angle_(ax, 0.0, sh, sl, &hi, &lo);
+        duo_m_sqrt_1mx2_(1, ax, &sh, &sl);
+        duo_m_angle_(1, ax, 0.0, sh, sl, &hi, &lo);
     }
     return duo_m_signed_(duo_bits_from_f32_(x) >> 31, hi, lo);
 }
@@ -180,8 +199,8 @@ DUO_DEVICE float duo_m_acosf_cr_(float x)
         lo = 0.0;
     } else {
         double sh, sl;
-        duo_m_sqrt_1mx2_(ax, &sh, &sl);
-        duo_m_angle_(sh, sl, ax, 0.0, &hi, &lo);
+        duo_m_sqrt_1mx2_(1, ax, &sh, &sl);
+        duo_m_angle_(1, sh, sl, ax, 0.0, &hi, &lo);
     }
     if (x < 0.0f)
         duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
@@ -215,11 +234,14 @@ DUO_DEVICE float duo_m_acosf_cr_(float x)
  * 6 eps |y|.  (Where the callers subtract from pi, or a and b carry
  * errors of their own, their comments add to these.)  The rounding
  * test allows 64 units of y's last place (duo_m_round_ok_, math_core.h)
- * in every one of them. */
+ * in every one of them.  The divisions are duo_m_div_rn_'s, the IEEE
+ * quotient on every side (its operands are normal doubles or a zero
+ * numerator: floats, their differences with multiples of 1/16, and
+ * sums of those), which on the GPU holds fewer registers. */
 DUO_DEVICE double duo_m_angle_from_(double a, double b, double c, double A,
                                     int swap)
 {
-    double u = duo_m_fma_(-c, b, a) / duo_m_fma_(c, a, b);
+    double u = duo_m_div_rn_(duo_m_fma_(-c, b, a), duo_m_fma_(c, a, b));
     double s = duo_m_mul_(u, u);
     double q = duo_m_fma_(s, 1.0 / 9, -1.0 / 7);
     q = duo_m_fma_(q, s, 1.0 / 5);
@@ -243,7 +265,7 @@ DUO_DEVICE double duo_m_angle2_fast_(double n, double d)
 {
     int swap = n > d;
     double a = swap ? d : n, b = swap ? n : d;
-    return duo_m_angle_fast_(a, b, a / b, swap);
+    return duo_m_angle_fast_(a, b, duo_m_div_rn_(a, b), swap);
 }
 
 /* y rounded to float, with the sign of negative, when the rounding test
@@ -274,7 +296,7 @@ DUO_DEVICE int duo_m_atanf_fast_(float x, float *out)
     if (ax <= 1.0)
         y = duo_m_angle_fast_(ax, 1.0, ax, 0);
     else
-        y = duo_m_angle_fast_(1.0, ax, 1.0 / ax, 1);
+        y = duo_m_angle_fast_(1.0, ax, duo_m_div_rn_(1.0, ax), 1);
     return duo_m_atanf_fast_out_(y, bx >> 31, out);
 }
 
@@ -385,7 +407,7 @@ DUO_DEVICE double duo_atan(double x)
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        duo_m_angle_(ax, 0.0, 1.0, 0.0, &hi, &lo);
+        duo_m_angle_(0, ax, 0.0, 1.0, 0.0, &hi, &lo);
     }
     return duo_m_signed_d_(duo_bits_from_f64_(x) >> 63, hi, lo);
 }
@@ -418,7 +440,7 @@ DUO_DEVICE double duo_atan2(double y, double x)
             ay = duo_m_mul_(ay, 0x1p600);
             ax = duo_m_mul_(ax, 0x1p600);
         }
-        duo_m_angle_(ay, 0.0, ax, 0.0, &hi, &lo);
+        duo_m_angle_(0, ay, 0.0, ax, 0.0, &hi, &lo);
         if (nx)
             duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
     }
@@ -437,8 +459,8 @@ DUO_DEVICE double duo_asin(double x)
         lo = DUO_M_PIO2_LO;
     } else {
         double sh, sl;
-        duo_m_sqrt_1mx2_(ax, &sh, &sl);
-        duo_m_angle_(ax, 0.0, sh, sl, &hi, &lo);
+        duo_m_sqrt_1mx2_(0, ax, &sh, &sl);
+        duo_m_angle_(0, ax, 0.0, sh, sl, &hi, &lo);
     }
     return duo_m_signed_d_(duo_bits_from_f64_(x) >> 63, hi, lo);
 }
@@ -455,8 +477,8 @@ DUO_DEVICE double duo_acos(double x)
         lo = 0.0;
     } else {
         double sh, sl;
-        duo_m_sqrt_1mx2_(ax, &sh, &sl);
-        duo_m_angle_(sh, sl, ax, 0.0, &hi, &lo);
+        duo_m_sqrt_1mx2_(0, ax, &sh, &sl);
+        duo_m_angle_(0, sh, sl, ax, 0.0, &hi, &lo);
     }
     if (x < 0.0)
         duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);

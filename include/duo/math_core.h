@@ -174,11 +174,19 @@ DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
  * and by Markstein's theorem (y correctly rounded, q faithful, so n - d
  * q is exact in one fma) RN(q + y (n - d q)) is RN(n/d).  math-gpu-sweep
  * compares the GPU with the host, which divides, on every float argument
- * of the functions that use it. */
+ * of the functions that use it.  Host code built with
+ * DUO_MATH_GPU_DIVISION takes the GPU's steps (y = 1/d divided, the
+ * correctly rounded reciprocal that __drcp_rn returns), so that
+ * math-gpu-division (tests/math) can compare them with the division on
+ * every float argument without a GPU. */
 DUO_DEVICE double duo_m_div_rn_(double n, double d)
 {
+#if defined(__CUDA_ARCH__) || defined(DUO_MATH_GPU_DIVISION)
 #ifdef __CUDA_ARCH__
     double y = __drcp_rn(d);
+#else
+    double y = 1.0 / d;
+#endif
     double q = duo_m_mul_(n, y);
     q = duo_m_fma_(duo_m_fma_(-d, q, n), y, q);
     return duo_m_fma_(duo_m_fma_(-d, q, n), y, q);

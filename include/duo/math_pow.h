@@ -85,8 +85,11 @@ DUO_DEVICE void duo_m_pow_log_(double u, int ex, double *hi, double *lo)
     double s = duo_m_two_prod_(r, r, &se);
     double c3 = duo_m_two_prod_(s, r, &ce);
     ce = duo_m_fma_(se, r, ce);
-    double t3 = c3 / 3.0;
-    double t3l = (duo_m_fma_(-t3, 3.0, c3) + ce) / 3.0;
+    /* r^3 / 3 as a pair; duo_m_div_rn_ is the IEEE quotient (c3 is
+     * zero or at least 2^-159, the remainder zero or above 2^-330), with
+     * fewer registers on the GPU (powf's kernel 46 -> 38, ptxas). */
+    double t3 = duo_m_div_rn_(c3, 3.0);
+    double t3l = duo_m_div_rn_(duo_m_fma_(-t3, 3.0, c3) + ce, 3.0);
     double q = duo_m_fma_(r, 1.0 / 11, -1.0 / 10);
     q = duo_m_fma_(q, r, 1.0 / 9);
     q = duo_m_fma_(q, r, -1.0 / 8);

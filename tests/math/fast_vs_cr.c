@@ -16,8 +16,8 @@
  * of reach, the numbers --from..--to pick pairs of math-exhaustive's
  * sample (math_pairs.h: pseudo-random, half with nearby exponents)
  * instead, so a full run compares 2^32 pairs; for powf, pairs of its own
- * (pow_pair_of: most with results across float's normal range).  It
- * also counts how often
+ * (powf_pair_of, math_pairs.h: most with results across float's normal
+ * range).  It also counts how often
  * the fast path's rounding test failed (the fallback rate) among the
  * arguments the fast path evaluated, and how many arguments it leaves
  * to the careful path outright (NaN, infinities, domain errors, ...).
@@ -67,34 +67,6 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Pair i for powf: mostly x a float of any exponent (a quarter of them
- * negative) and y = t / log|x| with t uniform in [-92, 92], so that the
- * result lies around float's whole normal range; one in eight y a small
- * integer, one in eight x and y random bit patterns. */
-static void pow_pair_of(uint64_t i, float *x, float *y)
-{
-    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    const uint32_t a = (uint32_t)z, b = (uint32_t)(z >> 32);
-    *x = float_of(a & ((i & 3) == 3 ? 0xffffffffu : 0x7fffffffu));
-    switch ((i >> 2) & 7) {
-    case 0:
-        *y = (float)((int)(b % 65) - 32);
-        return;
-    case 1:
-        *y = float_of(b);
-        return;
-    default: {
-        const double t = ((double)b / 4294967296.0 - 0.5) * 184.0;
-        const double lx = log(fabs((double)*x));
-        *y = lx != 0.0 && isfinite(lx) ? (float)(t / lx) : float_of(b);
-        return;
-    }
-    }
-}
-
 /* One function's loop, with the three calls inlined: NEW(x) is the
  * function, CR(x) its careful path, FAST(x, &y) its fast path (1:
  * decided, 0: rounding test failed, -1: not for the fast path). */
@@ -117,7 +89,7 @@ static void pow_pair_of(uint64_t i, float *x, float *y)
                 if (TWO == 1)                                              \
                     pair_of(i, &x, &x2);                                   \
                 else if (TWO == 2)                                         \
-                    pow_pair_of(i, &x, &x2);                               \
+                    powf_pair_of(i, &x, &x2);                              \
                 int f = FAST(x, x2, &y); /* for the counts */              \
                 float got = NEW(x, x2), want = CR(x, x2);                  \
                 ++s.n;                                                     \
