@@ -16,8 +16,8 @@
  * N-th one with --step N; atan2f and hypotf on 2^32 pairs of
  * math_pairs.h's pair_of, powf of powf_pair_of), and the double
  * functions on 2^24 arguments (2^32 / N with --step N, if fewer): random
- * bit patterns, and for pow half of them x within 2^-9 of 1 with |y| up
- * to 2^10.  math-gpu-sweep compares the GPU
+ * bit patterns, half of x uniform in [-1, 1), and for pow half of them x
+ * within 2^-9 of 1 with |y| up to 2^10.  math-gpu-sweep compares the GPU
  * itself with the host, on a CUDA build with a GPU.
  *
  * One line per function: arguments, results that differ (NaN payloads
@@ -89,6 +89,8 @@ static void double_args(int f, uint64_t i, double *x, double *y)
     if (f == MD_POW && (i & 1)) {
         *x = 1.0 + (double)((int64_t)z >> 20) * 0x1p-52;
         *y = (double)((int64_t)w >> 10) * 0x1p-43;
+    } else if (i & 2) {
+        *x = (double)((int64_t)z >> 11) * 0x1p-52; /* in [-1, 1) */
     }
 }
 
