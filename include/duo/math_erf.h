@@ -13,8 +13,8 @@
  * (n + 1) (from g' = -2 x g).  erf(c) and b_0 come from a table as pairs
  * of doubles (math_tables.h); erf(c) + b_0 h is formed as a pair, the
  * rest (at most 2^-9 of the result; terms fall by at least 8 (n + 1) at
- * each step) in double by Horner's rule, 11 terms, then the pair is
- * rounded once to float: duo_m_erff_cr_, the careful path.
+ * each step) in double, 11 terms summed from the largest, then the pair
+ * is rounded once to float: duo_m_erff_cr_, the careful path.
  *
  * duo_erff first tries a fast path (duo_m_erff_fast_): the same series
  * in plain double, 9 terms, with the divisions by n + 1 made products by
@@ -45,19 +45,27 @@ DUO_DEVICE float duo_m_erff_cr_(float x)
     const double c = (double)k * 0x1p-5;
     const double h = (double)ax - c; /* exact, |h| <= 1/64 */
     const double *t = DUO_MATH_T(duo_m_erf_32_) + 4 * k;
-    /* b_n for n = 1..11, then the tail sum_{n>=1} b_n h^n / (n + 1) by
-     * Horner's rule, from the last term. */
+    /* The tail sum_{n=1..11} b_n h^(n+1) / (n + 1), each b_n from the
+     * recurrence and its term added as it comes: the terms fall by at
+     * least 8 (n + 1) at each step, so summed from the largest their
+     * roundings stay below 2^-50 of the tail (2^-59 of the result), and
+     * no array of coefficients is kept (on the GPU 56 -> 40 registers,
+     * ptxas, sm_90; Horner's rule from the last term needed them all).
+     * The divisions are duo_m_div_rn_'s, the IEEE quotient (b_n and the
+     * terms are zero or normal). */
     enum { TERMS = 11 };
-    double b[TERMS + 1];
-    b[0] = t[2];
-    b[1] = duo_m_mul_(-2.0 * c, b[0]);
-    for (int n = 1; n < TERMS; ++n)
-        b[n + 1] = (duo_m_mul_(-2.0 * c, b[n]) - 2.0 * b[n - 1]) /
-                   (double)(n + 1);
-    double tail = 0.0;
-    for (int n = TERMS; n >= 1; --n)
-        tail = duo_m_mul_(tail + b[n] / (double)(n + 1), h);
-    tail = duo_m_mul_(tail, h);
+    const double m2c = -2.0 * c;
+    double b_prev = t[2], b = duo_m_mul_(m2c, b_prev); /* b_0, b_1 */
+    double hp = duo_m_mul_(h, h);                        /* h^2 */
+    double tail = duo_m_mul_(duo_m_div_rn_(b, 2.0), hp);
+    for (int n = 1; n < TERMS; ++n) {
+        const double next = duo_m_div_rn_(
+            duo_m_mul_(m2c, b) - 2.0 * b_prev, (double)(n + 1));
+        b_prev = b;
+        b = next;
+        hp = duo_m_mul_(hp, h);
+        tail += duo_m_mul_(duo_m_div_rn_(b, (double)(n + 2)), hp);
+    }
     /* erf(c) + (b0_hi + b0_lo) h + tail, as a pair. */
     double pl;
     const double ph = duo_m_two_prod_(t[2], h, &pl);
@@ -154,16 +162,21 @@ DUO_DEVICE double duo_erf(double x)
          * the tail gains at most two units of its last place, and the
          * tail is below 2^-10 of the result. */
         const double *inv = DUO_MATH_T(duo_m_recip_);
-        double b[TERMS + 1];
-        b[0] = t[2];
-        b[1] = duo_m_mul_(-2.0 * c, b[0]);
-        for (int n = 1; n < TERMS; ++n)
-            b[n + 1] = duo_m_mul_(duo_m_mul_(-2.0 * c, b[n]) - 2.0 * b[n - 1],
-                                  inv[n + 1]);
-        double tail = 0.0;
-        for (int n = TERMS; n >= 1; --n)
-            tail = duo_m_mul_(tail + duo_m_mul_(b[n], inv[n + 1]), h);
-        tail = duo_m_mul_(tail, h);
+        /* The terms added as they come, from the largest, as in
+         * duo_m_erff_cr_: no array of coefficients (40 -> 32 registers on
+         * the GPU, ptxas, sm_90). */
+        const double m2c = -2.0 * c;
+        double b_prev = t[2], b = duo_m_mul_(m2c, b_prev);
+        double hp = duo_m_mul_(h, h);
+        double tail = duo_m_mul_(duo_m_mul_(b, inv[2]), hp);
+        for (int n = 1; n < TERMS; ++n) {
+            const double next = duo_m_mul_(
+                duo_m_mul_(m2c, b) - 2.0 * b_prev, inv[n + 1]);
+            b_prev = b;
+            b = next;
+            hp = duo_m_mul_(hp, h);
+            tail += duo_m_mul_(duo_m_mul_(b, inv[n + 2]), hp);
+        }
         double pl;
         const double ph = duo_m_two_prod_(t[2], h, &pl);
         pl += duo_m_mul_(t[3], h);
