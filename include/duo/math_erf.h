@@ -20,9 +20,10 @@
  * in plain double, 9 terms, with the divisions by n + 1 made products by
  * 1/(n + 1), and erf(c) + its low part + b_0 h + tail summed without a
  * pair.  Its error is below 2^-50 of the result (the dropped terms below
- * 2^-51.8 of b_0 h, the roundings of the recurrence below 2^-44 of the
- * tail, itself below 2^-9 of the result, and three roundings of the
- * sums), so 8 units of y's last place; the rounding test
+ * 2^-51.8 of b_0 h, the roundings of the recurrence and of the terms'
+ * sum from the largest below 2^-44 of the tail, itself below 2^-9 of the
+ * result, and three roundings of the sums), so 8 units of y's last
+ * place; the rounding test
  * (duo_m_round_ok_, math_core.h) allows 64 and passes y's float rounding
  * only where that is the correctly rounded result.  Otherwise, and for
  * NaN, |x| >= 4 and |x| < 2^-120 (results near float's subnormals, where
@@ -49,8 +50,9 @@ DUO_DEVICE float duo_m_erff_cr_(float x)
      * recurrence and its term added as it comes: the terms fall by at
      * least 8 (n + 1) at each step, so summed from the largest their
      * roundings stay below 2^-50 of the tail (2^-59 of the result), and
-     * no array of coefficients is kept (on the GPU 56 -> 40 registers,
-     * ptxas, sm_90; Horner's rule from the last term needed them all).
+     * no array of coefficients is kept (with the fast path's likewise,
+     * erff's kernel 56 -> 32 registers on the GPU, ptxas, sm_90; Horner's
+     * rule from the last term needed them all).
      * The divisions are duo_m_div_rn_'s, the IEEE quotient (b_n and the
      * terms are zero or normal). */
     enum { TERMS = 11 };
@@ -99,19 +101,18 @@ DUO_DEVICE int duo_m_erff_fast_(float x, float *out)
     const double m2c = -2.0 * c;
     double b_prev = t[2];
     double b = duo_m_mul_(m2c, b_prev);
-    double a[TERMS + 1];
-    a[1] = duo_m_mul_(b, 0.5);
+    /* Each term a_n h^(n+1) added as it comes, from the largest, in one
+     * fma (the careful path's order; no array of a_n kept). */
+    double hp = duo_m_mul_(h, h);
+    double tail = duo_m_mul_(duo_m_mul_(b, 0.5), hp);
     for (int n = 1; n < TERMS; ++n) {
         const double next =
             duo_m_mul_(duo_m_fma_(m2c, b, -2.0 * b_prev), inv[n + 1]);
         b_prev = b;
         b = next;
-        a[n + 1] = duo_m_mul_(b, inv[n + 2]);
+        hp = duo_m_mul_(hp, h);
+        tail = duo_m_fma_(duo_m_mul_(b, inv[n + 2]), hp, tail);
     }
-    double tail = a[TERMS];
-    for (int n = TERMS - 1; n >= 1; --n)
-        tail = duo_m_fma_(tail, h, a[n]);
-    tail = duo_m_mul_(duo_m_mul_(tail, h), h);
     const double y = t[0] + (duo_m_fma_(t[2], h, tail) + t[1]);
     if (!duo_m_round_ok_(y, 64))
         return 0;
