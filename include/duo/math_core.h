@@ -207,7 +207,7 @@ DUO_DEVICE double duo_m_dd_div_(double nh, double nl, double dh, double dl,
 
 /* duo_m_dd_div_ for operands as duo_m_div_rn_ wants them (the float
  * functions' careful paths, and double functions whose arguments keep
- * them there: sinh, cosh, tanh, tan, atan, asin, acos): the same bits,
+ * them there: sinh, tanh, atan, asin, acos): the same bits,
  * fewer registers on the GPU. */
 DUO_DEVICE double duo_m_dd_div_f_(double nh, double nl, double dh,
                                   double dl, double *ql)

@@ -191,12 +191,12 @@ DUO_DEVICE double duo_m_exp_half_big_d_(double ax)
     return duo_m_ldexp_(h + l, E - 1);
 }
 
-/* The double sinh, cosh and tanh divide by duo_m_dd_div_f_ (the same
- * bits as duo_m_dd_div_, on the GPU without CUDA's division and its
- * registers: sinh and tanh 40 -> 31, ptxas, sm_90): past their first
- * branches 1 + e^|x| - 1, e^|x| and e^2|x| + 1 lie in [1, e^40], the
- * numerators are 1 or at least 2^-26, and the remainders zero or normal.
- */
+/* The double sinh and tanh divide by duo_m_dd_div_f_ (the same bits as
+ * duo_m_dd_div_, on the GPU without CUDA's division and its registers:
+ * 40 -> 31, ptxas, sm_90): past their first branches 1 + e^|x| - 1 and
+ * e^2|x| + 1 lie in [1, e^40], the numerators are at least 2^-26, and
+ * the remainders zero or normal.  cosh, at 32 registers already, keeps
+ * the division. */
 DUO_DEVICE double duo_sinh(double x)
 {
     if (duo_m_isnan_d_(x))
@@ -234,7 +234,7 @@ DUO_DEVICE double duo_cosh(double x)
     double s = duo_m_pow2_(E);
     ah = duo_m_mul_(ah, s);
     al = duo_m_mul_(al, s);
-    bh = duo_m_dd_div_f_(1.0, 0.0, ah, al, &bl); /* e^-|x| */
+    bh = duo_m_dd_div_(1.0, 0.0, ah, al, &bl); /* e^-|x| */
     double sh = duo_m_fast_two_sum_(ah, bh, &e);
     return duo_m_mul_(sh + (e + (al + bl)), 0.5);
 }

@@ -499,23 +499,16 @@ DUO_DEVICE void duo_sincos(double x, double *s, double *c)
     *c = hi + lo;
 }
 
-/* tan x = sin x / cos x as pairs.  For |x| < 2^-27, tan x differs from x
- * by under x^3/3 < 2^-54 |x|: x is its correctly rounded value.  Above,
- * sin x and cos x are normal doubles (|cos x| >= 2^-62 at any double x),
- * so the division is duo_m_dd_div_f_'s: on the GPU without CUDA's
- * division and its registers (40 -> 38, ptxas, sm_90). */
 DUO_DEVICE double duo_tan(double x)
 {
     if (!(fabs(x) < (double)INFINITY))
         return duo_m_isnan_d_(x) ? duo_m_qnan_d_(x) : duo_m_nan_d_();
-    if (fabs(x) < 0x1p-27)
-        return x;
     double rh, rl, sl, cm, sh, slo, ch, clo, ql;
     int k = duo_m_rem_pio64_d_(fabs(x), &rh, &rl);
     duo_m_sincos_small_d_(rh, rl, &sl, &cm);
     duo_m_sincos_eval_(k, rh, sl, cm, 1, &sh, &slo);
     duo_m_sincos_eval_(k, rh, sl, cm, 0, &ch, &clo);
-    double q = duo_m_dd_div_f_(sh, slo, ch, clo, &ql);
+    double q = duo_m_dd_div_(sh, slo, ch, clo, &ql);
     double y = q + ql;
     return duo_bits_from_f64_(x) >> 63 ? -y : y;
 }
