@@ -42,27 +42,6 @@ float eval_f_gpu_division(int f, float x, float y);
 double eval_d_native(int f, double x, double y);
 double eval_d_gpu_division(int f, double x, double y);
 
-static uint32_t bits_f(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-
-static uint64_t bits_d(double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u)
-{
-    double v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
 /* The arguments of float function f for pattern i. */
 static void float_args(int f, uint64_t i, float *x, float *y)
 {
@@ -72,7 +51,7 @@ static void float_args(int f, uint64_t i, float *x, float *y)
     else if (f >= MF_FIRST_BINARY)
         pair_of(i, x, y);
     else
-        *x = mp_float_of_((uint32_t)i);
+        *x = duo_f32_from_bits_((uint32_t)i);
 }
 
 /* The arguments of double function f for draw i (splitmix64). */
@@ -84,8 +63,8 @@ static void double_args(int f, uint64_t i, double *x, double *y)
     z ^= z >> 31;
     uint64_t w = z * 0xD1B54A32D192ED03ull;
     w ^= w >> 29;
-    *x = double_of(z);
-    *y = double_of(w);
+    *x = duo_f64_from_bits_(z);
+    *y = duo_f64_from_bits_(w);
     if (f == MD_POW && (i & 1)) {
         *x = 1.0 + (double)((int64_t)z >> 20) * 0x1p-52;
         *y = (double)((int64_t)w >> 10) * 0x1p-43;
@@ -104,7 +83,7 @@ static uint64_t run_float(int f, uint64_t step)
         float x, y;
         float_args(f, (uint64_t)k * step, &x, &y);
         float a = eval_f_native(f, x, y), b = eval_f_gpu_division(f, x, y);
-        if (bits_f(a) == bits_f(b))
+        if (duo_bits_from_f32_(a) == duo_bits_from_f32_(b))
             continue;
         ++differ;
 #pragma omp critical(show)
@@ -131,7 +110,7 @@ static uint64_t run_double(int f, uint64_t step)
         double x, y;
         double_args(f, (uint64_t)k, &x, &y);
         double a = eval_d_native(f, x, y), b = eval_d_gpu_division(f, x, y);
-        if (bits_d(a) == bits_d(b))
+        if (duo_bits_from_f64_(a) == duo_bits_from_f64_(b))
             continue;
         ++differ;
 #pragma omp critical(show)
