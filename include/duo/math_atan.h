@@ -37,7 +37,9 @@
  * here is then a normal double or zero), so the GPU may take
  * duo_m_dd_div_f_: the same bits with fewer registers held (atanf's
  * kernel 42 -> 34, asinf's and acosf's 40 -> 32; ptxas, sm_90).  The
- * double functions pass 0: their operands reach the subnormals. */
+ * double atan, asin and acos pass 1 too, having answered their smallest
+ * arguments first; the double atan2 passes 0: its quotients reach the
+ * subnormals. */
 DUO_DEVICE double duo_m_atan_div_(int in_range, double nh, double nl,
                                   double dh, double dl, double *ql)
 {
@@ -235,9 +237,10 @@ DUO_DEVICE float duo_m_acosf_cr_(float x)
  * errors of their own, their comments add to these.)  The rounding
  * test allows 64 units of y's last place (duo_m_round_ok_, math_core.h)
  * in every one of them.  The divisions are duo_m_div_rn_'s, the IEEE
- * quotient on every side (its operands are normal doubles or a zero
- * numerator: floats, their differences with multiples of 1/16, and
- * sums of those), which on the GPU holds fewer registers. */
+ * quotient on every side, which on the GPU holds fewer registers: a and
+ * b are floats (or, in asinf and acosf, sqrt(1 - x^2) >= 2^-12.5), so
+ * every operand and quotient is a normal double or a zero numerator
+ * (math-gpu-division checks every float argument). */
 DUO_DEVICE double duo_m_angle_from_(double a, double b, double c, double A,
                                     int swap)
 {

@@ -193,9 +193,9 @@ DUO_DEVICE double duo_m_exp_half_big_d_(double ax)
 
 /* The double sinh and tanh divide by duo_m_dd_div_f_ (the same bits as
  * duo_m_dd_div_, on the GPU without CUDA's division and its registers:
- * 40 -> 31, ptxas, sm_90): past their first branches 1 + e^|x| - 1 and
- * e^2|x| + 1 lie in [1, e^40], the numerators are at least 2^-26, and
- * the remainders zero or normal.  cosh, at 32 registers already, keeps
+ * 40 -> 31, ptxas, sm_90): past their first branches the divisors,
+ * e^|x| and e^2|x| + 1, lie in [1, e^40 + 1], the numerators e^|x| - 1
+ * and e^2|x| - 1 are at least 2^-26, and the remainders zero or normal.  cosh, at 32 registers already, keeps
  * the division. */
 DUO_DEVICE double duo_sinh(double x)
 {
