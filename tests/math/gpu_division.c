@@ -57,10 +57,7 @@ static void float_args(int f, uint64_t i, float *x, float *y)
 /* The arguments of double function f for draw i (splitmix64). */
 static void double_args(int f, uint64_t i, double *x, double *y)
 {
-    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const uint64_t z = mp_draw_(i);
     uint64_t w = z * 0xD1B54A32D192ED03ull;
     w ^= w >> 29;
     *x = duo_f64_from_bits_(z);
@@ -100,9 +97,9 @@ static uint64_t run_float(int f, uint64_t step)
 
 static uint64_t run_double(int f, uint64_t step)
 {
-    const int64_t count = (int64_t)(0xffffffffull / step) + 1 < DOUBLE_MAX
-                              ? (int64_t)(0xffffffffull / step) + 1
-                              : DOUBLE_MAX;
+    int64_t count = (int64_t)(0xffffffffull / step) + 1;
+    if (count > DOUBLE_MAX)
+        count = DOUBLE_MAX;
     uint64_t differ = 0;
     int shown = 0;
 #pragma omp parallel for schedule(dynamic, 65536) reduction(+ : differ)

@@ -17,14 +17,21 @@ static inline float mp_float_of_(uint32_t u)
     return v;
 }
 
-/* Pair number i: a splitmix64 draw; every other pair takes y's exponent
- * near x's, where atan2 and hypot do their most delicate work. */
-static inline void pair_of(uint64_t i, float *x, float *y)
+/* Draw number i of splitmix64 (the pairs below, and gpu_division.c's
+ * double arguments). */
+static inline uint64_t mp_draw_(uint64_t i)
 {
     uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    return z ^ (z >> 31);
+}
+
+/* Pair number i: a splitmix64 draw; every other pair takes y's exponent
+ * near x's, where atan2 and hypot do their most delicate work. */
+static inline void pair_of(uint64_t i, float *x, float *y)
+{
+    const uint64_t z = mp_draw_(i);
     uint32_t a = (uint32_t)z, b = (uint32_t)(z >> 32);
     if (i & 1) {
         uint32_t ea = (a >> 23) & 0xff;
@@ -42,10 +49,7 @@ static inline void pair_of(uint64_t i, float *x, float *y)
  * integer, one in eight x and y random bit patterns. */
 static inline void powf_pair_of(uint64_t i, float *x, float *y)
 {
-    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const uint64_t z = mp_draw_(i);
     const uint32_t a = (uint32_t)z, b = (uint32_t)(z >> 32);
     *x = mp_float_of_(a & ((i & 3) == 3 ? 0xffffffffu : 0x7fffffffu));
     switch ((i >> 2) & 7) {
