@@ -47,13 +47,12 @@
  *
  * powf first tries a fast path (duo_m_powf_fast_) for x > 0 finite, y
  * finite and nonzero, x != 1: the same reduction with log1p(r) = r +
- * r^2 q(r), q of degree 6 in plain double, the big terms E log 2, the
- * table's -log c and r summed as a pair (two_sum), z = y log x as a pair
- * (y H exact by fma), and e^z as in duo_m_expf_fast_ with z's low part
- * added to the reduced argument; the result within 2^-49 of e^z (bound
- * at duo_m_powf_fast_), 16 units of its last place, and the rounding
- * test (duo_m_round_ok_, math_core.h) allows 256.  Where the test fails
- * (about 2^-20 of the arguments: exact and midpoint cases among them,
+ * r^2 q(r), q of degree 5, E log 2 + (the table's -log c) and that sum
+ * in plain double, z = y log x rounded once, and e^z reduced as in
+ * duo_exp with a degree 5 polynomial; the result within 2^11.1 units
+ * of its last place (bound at duo_m_powf_fast_), and the rounding test
+ * (duo_m_round_ok_, math_core.h) allows 2^12.  Where the test fails
+ * (about 2^-16 of the arguments: exact and midpoint cases among them,
  * which lie on a float or a midpoint), for results outside float's
  * normal range, and for every other argument, the careful path below
  * (duo_m_powf_cr_) decides.  math-fast-vs-cr compares the two on 2^32
@@ -294,29 +293,34 @@ DUO_DEVICE float duo_m_powf_cr_(float x, float y)
 }
 
 /* The fast path of powf: 1 and the correctly rounded *out, 0 when the
- * rounding test fails, -1 for arguments left to the careful path.
+ * rounding test fails, -1 for arguments left to the careful path.  It is
+ * short rather than tight: no pairs, both polynomials in Estrin's form
+ * (on one CPU thread a loop of powf is bound by the latency of one
+ * call's chain of operations), an error bound of 2^11.1 units of the
+ * result's last place and a rounding test that allows 2^12, so about
+ * 2^-16 of the arguments fall back.
  *
- * u = (double)x = 2^e m (normal, also for subnormal x), i, c, E, T + Tl
- * (the table's -log c, - log 2 for i >= 64) as in duo_m_pow_log_; r = m
- * c - 1 exact (m has at most 24 bits, c 12), |r| < 2^-7.  log1p(r) = r +
- * r^2 q, q = -1/2 + r/3 - ... + r^6/8: truncation below r^8/9 < 2^-59 |r|,
- * the rounding of r^2 q below 2^-52 r^2/2 < 2^-60 |r|.  E log 2 = a + ea
- * (a = E L rounded, ea = its error by fma + E times log 2's low part);
- * a + T = s + e1 and s + r = h + e2 exactly (two_sum); l = e1 + e2 + ea +
- * Tl + r^2 q in double.  The table keeps |a|, |T|, |r| below 3.6 |log x|
- * (duo_m_logf_fast_), so |l| < 2^-6 |log x| (r^2 q dominates), its three
- * roundings stay below 2^-57.4 |log x|, and h + l is within 2^-57 |log x|
- * of log x; H + L = h + l exactly (fast two_sum: |l| < |h|), so |L| <=
- * 2^-53 |H|.  z = y (H + L) = zh + zl: zh = y H rounded, zl = fma(y, H,
- * -zh) + y L, |zl| <= 2^-52 |zh|, within 2^-56.9 |z| of y log x.  For a
- * normal float result |z| < 87.5, so z is within 2^-50.5.  e^z: k, j, E2
- * and the Cody-Waite reduction of duo_m_expf_fast_ on zh (error below
- * 2^-86 where k != 0), rho = that + zl (|zl| < 2^-45.5, one rounding
- * below 2^-60), e^rho - 1 by r + r^2 (1/2 + r/6 + r^2/24 + r^3/120) in
- * plain double (truncation below 2^-53.5 for |rho| < 2^-7.4, evaluation
- * below 2^-52), times 2^(j/64) from the table (hi only: 2^-53) by one fma
- * (2^-53).  All told the result is within 2^-49 of e^z: 16 units of its
- * last place; the test allows 256. */
+ * u = (double)x = 2^e m (normal, also for subnormal x), i, c, E and T
+ * (the table's -log c, - log 2 for i >= 64; its high part only) as in
+ * duo_m_pow_log_; r = fma(m, c, -1) exact (m has at most 24 bits, c 12),
+ * |r| < 2^-7.  The table keeps |E log 2|, |T| and |r| below 3.6 L, L =
+ * |log x| (duo_m_logf_fast_).  Relative to L, the errors of lg = A + B,
+ * A = fma(E, LN2, T), B = fma(r^2, q, r), q = -1/2 + r/3 - ... + r^5/7:
+ * E (log 2 - LN2) below 2^-52.9 (|E| < 5.2 L, |log 2 - LN2| < 2^-55.2);
+ * T's rounding 2^-51.2 (half an ulp, |T| < 3.6 L); A's rounding 2^-50.8
+ * (|A| <= L + |B| < 4.7 L); log1p's truncation r^8/8 (1 + 2^-6) <
+ * 2^-52 |r|, 2^-50.1; q's evaluation 2^-57; B's rounding 2^-51.1; lg's
+ * 2^-53: all told below 2^-48.5 L.  z = y lg rounded is then within
+ * 2^-48.4 |z| of y log x, 2^-41.9 for |z| < 87 (beyond, the result may
+ * not be a normal float: careful path).  e^z: k = z 64/log 2 rounded
+ * (|k| < 2^13), t = z - k H exact (H = log(2)/64's high part, 36 bits;
+ * duo_exp), rho = t - k L64 with one rounding (below 2^-60.5; |rho| <
+ * 2^-7.5), e^rho - 1 by rho + rho^2 (1/2 + rho/6 + rho^2 (1/24 +
+ * rho/120)) (truncation below 2^-54.4, evaluation below 2^-60), times
+ * 2^(j/64) from the table (high part: 2^-53) by one fma (2^-53).  So
+ * the result v, in (0.99, 2), is within 2^-41.9 v of e^(y log x):
+ * below 2^11.1 units of its last place.  math-fast-vs-cr
+ * compares this path with the careful one on 2^32 pairs. */
 DUO_DEVICE int duo_m_powf_fast_(float x, float y, float *out)
 {
     const uint32_t bx = duo_bits_from_f32_(x), by = duo_bits_from_f32_(y);
@@ -330,44 +334,34 @@ DUO_DEVICE int duo_m_powf_fast_(float x, float y, float *out)
     const double m = duo_f64_from_bits_((b & 0x000fffffffffffffull) |
                                         0x3ff0000000000000ull);
     const double r = duo_m_fma_(m, DUO_MATH_T(duo_m_log_c_)[i], -1.0);
-    const double T = DUO_MATH_T(duo_m_log_l_)[2 * i];
-    const double Tl = DUO_MATH_T(duo_m_log_l_)[2 * i + 1];
-    double q = duo_m_fma_(r, 1.0 / 8, -1.0 / 7);
-    q = duo_m_fma_(q, r, 1.0 / 6);
-    q = duo_m_fma_(q, r, -1.0 / 5);
-    q = duo_m_fma_(q, r, 1.0 / 4);
-    q = duo_m_fma_(q, r, -1.0 / 3);
-    q = duo_m_fma_(q, r, 0.5);
-    q = duo_m_mul_(duo_m_mul_(r, r), -q); /* r^2 (-1/2 + r/3 - ...) */
-    const double a = duo_m_mul_(E, DUO_M_LN2_HI);
-    const double ea = duo_m_fma_(E, DUO_M_LN2_HI, -a) +
-                      duo_m_mul_(E, DUO_M_LN2_LO);
-    double e1, e2;
-    const double s = duo_m_two_sum_(a, T, &e1);
-    const double h = duo_m_two_sum_(s, r, &e2);
-    double L;
-    const double H = duo_m_fast_two_sum_(h, ((e1 + e2) + (ea + Tl)) + q, &L);
-    const double yd = (double)y;
-    const double zh = duo_m_mul_(yd, H);
-    const double zl = duo_m_fma_(yd, H, -zh) + duo_m_mul_(yd, L);
-    if (!(fabs(zh) < 87.0))
+    const double r2 = duo_m_mul_(r, r);
+    const double q01 = duo_m_fma_(r, 1.0 / 3, -0.5);
+    const double q23 = duo_m_fma_(r, 1.0 / 5, -0.25);
+    const double q45 = duo_m_fma_(r, 1.0 / 7, -1.0 / 6);
+    const double q = duo_m_fma_(r2, q23, q01) +
+                     duo_m_mul_(duo_m_mul_(r2, r2), q45);
+    const double lg =
+        duo_m_fma_(E, DUO_M_LN2_HI, DUO_MATH_T(duo_m_log_l_)[2 * i]) +
+        duo_m_fma_(r2, q, r);
+    const double z = duo_m_mul_((double)y, lg);
+    if (!(fabs(z) < 87.0))
         return -1; /* the result may not be a normal float */
     const double shift = 0x1.8p52; /* rounds to an integer */
-    const double kb = duo_m_fma_(zh, DUO_M_64_LN2, shift);
+    const double kb = duo_m_fma_(z, DUO_M_64_LN2, shift);
     const double kd = kb - shift;
-    const double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, zh);
-    const double rho = duo_m_fma_(-kd, DUO_M_LN2_64_D_LO, t) + zl;
-    double p = duo_m_fma_(rho, 1.0 / 120, 1.0 / 24);
-    p = duo_m_fma_(p, rho, 1.0 / 6);
-    p = duo_m_fma_(p, rho, 0.5);
-    p = duo_m_fma_(duo_m_mul_(rho, rho), p, rho);
+    const double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, z);
+    const double rho = duo_m_fma_(-kd, DUO_M_LN2_64_D_LO, t);
+    const double s = duo_m_mul_(rho, rho);
+    const double p01 = duo_m_fma_(rho, 1.0 / 6, 0.5);
+    const double p23 = duo_m_fma_(rho, 1.0 / 120, 1.0 / 24);
+    const double p = duo_m_fma_(s, duo_m_fma_(s, p23, p01), rho);
     /* k = kb's low bits (|k| < 2^14); (kb - j) << 46 is E2 << 52 mod
      * 2^64. */
     const uint64_t kbits = duo_bits_from_f64_(kb);
     const uint64_t j = kbits & 63u;
     const double T2 = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
     const double v = duo_m_fma_(T2, p, T2);
-    if (!duo_m_round_ok_(v, 256))
+    if (!duo_m_round_ok_(v, 4096))
         return 0;
     *out = (float)duo_f64_from_bits_(duo_bits_from_f64_(v) +
                                      ((kbits - j) << 46));
