@@ -142,6 +142,15 @@ table("double", "duo_m_log_l_", ls,
       "log: -log(c_i), less log(2) for i >= 64, as hi, lo pairs")
 
 vals = []
+for j in range(24):
+    c = rn(mp.tan(mp.asin(mp.mpf(j) / 32)))
+    vals += [h(c), h(rn(mp.atan(mp.mpf(c))))]
+table("double", "duo_m_asin_32_", vals,
+      "For asinf's and acosf's fast paths: c_j = tan(asin(j/32)) rounded to\n"
+      " * double and atan(c_j) (of that double) rounded, j = 0..23, c, atan\n"
+      " * pairs")
+
+vals = []
 for i in range(17):
     hi, lo = dd(mp.atan(mp.mpf(i) / 16))
     vals += [h(hi), h(lo)]
@@ -156,6 +165,12 @@ for j in range(128):
     vals += [h(hi), h(lo)]
 table("double", "duo_m_sin_64_", vals,
       "sin(j pi/64), j = 0..127, hi, lo pairs (cos(j pi/64) is entry j + 32)")
+
+w("/* 1/n rounded to double, n = 0..10 (entry 0 unused; erf's series reads")
+w(" * up to 1/(TERMS + 1)): products by them stand in for divisions by small")
+w(" * integers where a term's own rounding is far below the result's. */")
+w("DUO_MATH_TABLE(double, duo_m_recip_, 0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4,")
+w("    1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8, 1.0 / 9, 1.0 / 10)")
 
 vals = []
 for k in range(191):  # erff reads k <= 128 (|x| < 4), erf k <= 190
