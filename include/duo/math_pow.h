@@ -84,19 +84,22 @@ DUO_DEVICE void duo_m_pow_log_(double u, int ex, double *hi, double *lo)
     double s = duo_m_two_prod_(r, r, &se);
     double c3 = duo_m_two_prod_(s, r, &ce);
     ce = duo_m_fma_(se, r, ce);
-    /* r^3 / 3 as a pair; duo_m_div_rn_ is the IEEE quotient (c3 is
-     * zero or at least 2^-159, the remainder zero or above 2^-330), with
-     * fewer registers on the GPU (powf's kernel 46 -> 38, ptxas). */
-    double t3 = duo_m_div_rn_(c3, 3.0);
-    double t3l = duo_m_div_rn_(duo_m_fma_(-t3, 3.0, c3) + ce, 3.0);
-    double q = duo_m_fma_(r, 1.0 / 11, -1.0 / 10);
-    q = duo_m_fma_(q, r, 1.0 / 9);
-    q = duo_m_fma_(q, r, -1.0 / 8);
-    q = duo_m_fma_(q, r, 1.0 / 7);
-    q = duo_m_fma_(q, r, -1.0 / 6);
-    q = duo_m_fma_(q, r, 1.0 / 5);
-    q = duo_m_fma_(q, r, -1.0 / 4);
-    double tail = duo_m_mul_(duo_m_mul_(s, s), q);
+    /* r^3 / 3 as a pair: (c3 + ce) times 1/3 as a pair (relative error
+     * 2^-107), the product's rounding error by fma. */
+    double t3 = duo_m_mul_(c3, DUO_M_THIRD_HI);
+    double t3l = duo_m_fma_(c3, DUO_M_THIRD_HI, -t3) +
+                 duo_m_fma_(c3, DUO_M_THIRD_LO,
+                            duo_m_mul_(ce, DUO_M_THIRD_HI));
+    /* -1/4 + r/5 - ... + r^7/11 in Estrin's form: a chain of 4
+     * operations instead of Horner's 7. */
+    double s4 = duo_m_mul_(s, s);
+    double q01 = duo_m_fma_(r, 1.0 / 5, -1.0 / 4);
+    double q23 = duo_m_fma_(r, 1.0 / 7, -1.0 / 6);
+    double q45 = duo_m_fma_(r, 1.0 / 9, -1.0 / 8);
+    double q67 = duo_m_fma_(r, 1.0 / 11, -1.0 / 10);
+    double q = duo_m_fma_(s4, duo_m_fma_(s, q67, q45),
+                          duo_m_fma_(s, q23, q01));
+    double tail = duo_m_mul_(s4, q);
     /* log1p(r) = a2 + (its low terms): |r| >= r^2/2 >= |r^3|/3. */
     double ae, ae2;
     double a = duo_m_fast_two_sum_(r, duo_m_mul_(-0.5, s), &ae);
@@ -131,11 +134,10 @@ DUO_DEVICE int duo_m_pow_exp_(double zh, double zl, double *hi, double *lo)
     double se, pe2;
     double s = duo_m_two_prod_(r, r, &se);
     double ph = duo_m_fast_two_sum_(r, duo_m_mul_(0.5, s), &pe2);
-    double q = duo_m_fma_(r, 1.0 / 40320, 1.0 / 5040);
-    q = duo_m_fma_(q, r, 1.0 / 720);
-    q = duo_m_fma_(q, r, 1.0 / 120);
-    q = duo_m_fma_(q, r, 1.0 / 24);
-    q = duo_m_fma_(q, r, 1.0 / 6);
+    double q01 = duo_m_fma_(r, 1.0 / 24, 1.0 / 6);
+    double q23 = duo_m_fma_(r, 1.0 / 720, 1.0 / 120);
+    double q45 = duo_m_fma_(r, 1.0 / 40320, 1.0 / 5040);
+    double q = duo_m_fma_(s, duo_m_fma_(s, q45, q23), q01);
     double pl = (pe2 + duo_m_mul_(0.5, se)) + duo_m_mul_(duo_m_mul_(s, r), q);
     /* e^(r + rl) - 1 = e^r - 1 + rl e^r, rl below 2^-40. */
     pl += duo_m_mul_(rl, 1.0 + ph);
@@ -393,12 +395,36 @@ DUO_DEVICE double duo_m_pow_subnormal_(double h, double l, int E)
     return duo_m_mul_(n, 0x1p-1074);
 }
 
+/* |x|^y for |x| = u 2^ex, u a positive normal double, y finite and
+ * nonzero (the sign is the caller's). */
+DUO_DEVICE double duo_m_pow_pos_(double u, int ex, double y)
+{
+    double hi, lo, zl;
+    duo_m_pow_log_(u, ex, &hi, &lo);
+    double zh = duo_m_two_prod_(y, hi, &zl);
+    if (zh > 709.8) /* e^709.8 > DBL_MAX (zh may be inf) */
+        return (double)INFINITY;
+    if (zh < -745.2) /* e^-745.2 < 2^-1075: rounds to 0 */
+        return 0.0;
+    zl = duo_m_fma_(y, lo, zl);
+    double h, l;
+    int E = duo_m_pow_exp_(zh, zl, &h, &l);
+    if (E > -1022 || (E == -1022 && h >= 1.0))
+        return duo_m_ldexp_(h + l, E); /* normal: exact scaling */
+    return duo_m_pow_subnormal_(h, l, E);
+}
+
 DUO_DEVICE double duo_pow(double x, double y)
 {
     const uint64_t bx = duo_bits_from_f64_(x), by = duo_bits_from_f64_(y);
     const uint64_t ax = bx & 0x7fffffffffffffffull;
     const uint64_t ay = by & 0x7fffffffffffffffull;
     const uint64_t one = 0x3ff0000000000000ull, infb = 0x7ff0000000000000ull;
+    const uint64_t min_normal = 0x0010000000000000ull;
+    /* The common case first, without the tests below: x positive,
+     * normal and not 1, y finite and nonzero. */
+    if (bx - min_normal < infb - min_normal && bx != one && ay - 1u < infb - 1u)
+        return duo_m_pow_pos_(x, 0, y);
     const double inf = duo_f64_from_bits_(infb);
     if (ay == 0u || bx == one)
         return 1.0;
@@ -422,27 +448,11 @@ DUO_DEVICE double duo_pow(double x, double y)
         return duo_m_nan_d_();
     double u = fabs(x);
     int ex = 0;
-    if (ax < 0x0010000000000000ull) { /* subnormal: u 2^64 is normal */
+    if (ax < min_normal) { /* subnormal: u 2^64 is normal */
         u = duo_m_mul_(u, 0x1p64);
         ex = -64;
     }
-    double hi, lo, zl;
-    duo_m_pow_log_(u, ex, &hi, &lo);
-    double zh = duo_m_two_prod_(y, hi, &zl);
-    double r;
-    if (zh > 709.8) { /* e^709.8 > DBL_MAX (zh may be inf) */
-        r = inf;
-    } else if (zh < -745.2) { /* e^-745.2 < 2^-1075: rounds to 0 */
-        r = 0.0;
-    } else {
-        zl = duo_m_fma_(y, lo, zl);
-        double h, l;
-        int E = duo_m_pow_exp_(zh, zl, &h, &l);
-        if (E > -1022 || (E == -1022 && h >= 1.0))
-            r = duo_m_ldexp_(h + l, E); /* normal: exact scaling */
-        else
-            r = duo_m_pow_subnormal_(h, l, E);
-    }
+    double r = duo_m_pow_pos_(u, ex, y);
     return neg ? -r : r;
 }
 

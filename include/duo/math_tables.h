@@ -33,6 +33,9 @@
 /* 1/log(10): hi + lo */
 #define DUO_M_INVLN10_HI 0x1.bcb7b1526e50ep-2
 #define DUO_M_INVLN10_LO 0x1.95355baaafad3p-57
+/* 1/3: hi + lo */
+#define DUO_M_THIRD_HI 0x1.5555555555555p-2
+#define DUO_M_THIRD_LO 0x1.5555555555555p-56
 /* 64/log(2), to pick k = round(64 x / log 2) */
 #define DUO_M_64_LN2 0x1.71547652b82fep+6
 /* 64/pi, to pick k = round(64 x / pi) */
