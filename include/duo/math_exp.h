@@ -459,4 +459,40 @@ DUO_DEVICE double duo_expm1(double x)
     return duo_m_ldexp_(h + l, E);
 }
 
+/* e^(zh + zl) 2^eoff rounded to double, in plain double where
+ * duo_m_exp_pair_d_ and pow's duo_m_pow_exp_ carry a pair: for -707 <
+ * zh <= 710.5 and |zl| <= 2^-42, and results that are normal or
+ * overflow (pow's for results above 2^-1020; sinh's and cosh's e^|x|/2
+ * for |x| >= 40, whose 2^-1 scales the result, not e^|x|, so that it
+ * overflows only past 710.47).  k, j and t = zh - k H exactly as in
+ * duo_exp (|k| < 2^17); r = t - k L + zl in two roundings (each below
+ * 2^-53 |r| <= 2^-60.5: |r| <= log(2)/128 + 2^-42 < 2^-7.5), the third
+ * part of log(2)/64 left out (|k| L2 < 2^-83).  e^r - 1 = r + r^2 (1/2
+ * + r/6 + ... + r^4/720) (truncation below r^7/5040 < 2^-64.8, the
+ * terms of r^2 within 2^-66, p's own rounding 2^-60.5), times 2^(j/64)
+ * = th + tl from the table: v = th + fma(th, p, tl), the fma rounded
+ * (below 2^-53 |th p + tl| < 2^-59.5, th >= 1).  Before v's own rounding
+ * the error, with 2^-65 for an error of z's own, is below (2^-59.5 +
+ * 2^-60.5 + 2^-63.5 + 2^-59.5) th < 2^-58.1 v (v >= th (1 - 2^-7.4)):
+ * 0.03 units of v's last place, 0.53 ulp in all.  The scaling by
+ * 2^(E + eoff) is exact for these results. */
+DUO_DEVICE double duo_m_exp_plain_d_(double zh, double zl, int eoff)
+{
+    const double shift = 0x1.8p52; /* rounds to an integer */
+    double kd = duo_m_fma_(zh, DUO_M_64_LN2, shift) - shift;
+    double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, zh);
+    double r = duo_m_fma_(-kd, DUO_M_LN2_64_D_LO, t) + zl;
+    double s = duo_m_mul_(r, r);
+    double q = duo_m_fma_(s,
+                          duo_m_fma_(s, 1.0 / 720,
+                                     duo_m_fma_(r, 1.0 / 120, 1.0 / 24)),
+                          duo_m_fma_(r, 1.0 / 6, 0.5));
+    double p = duo_m_fma_(s, q, r);
+    int k = (int)kd;
+    int j = k & 63;
+    double th = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
+    double tl = DUO_MATH_T(duo_m_exp2_64_)[2 * j + 1];
+    return duo_m_ldexp_(th + duo_m_fma_(th, p, tl), (k - j) / 64 + eoff);
+}
+
 #endif /* DUO_MATH_EXP_H */

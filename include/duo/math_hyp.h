@@ -25,8 +25,9 @@
  * within 0.51 ulp.  cosh|x| = (e^|x| + e^-|x|) / 2 with both in plain
  * double from one reduction (duo_cosh): within 0.56 ulp.  For
  * |x| >= 40, e^-|x| is below 2^-115 of the result: sinh|x| = cosh|x| =
- * 2^(E-1) (h + l) from e^|x| = 2^E (h + l), which overflows only where
- * the result does (|x| > 710.47), not at e^|x|'s own limit (709.78).
+ * e^|x| / 2 in plain double, within 0.53 ulp, scaled by 2^-1 before it
+ * is rounded, so that it overflows only where the result does (|x| >
+ * 710.47), not at e^|x|'s own limit (709.78).
  * Tiny arguments by their series: sinh x = x + x^3/6, tanh x = x - x^3/3
  * (|x| < 2^-26, next term below 2^-104 relative).
  */
@@ -181,15 +182,14 @@ DUO_DEVICE float duo_tanhf(float x)
     return duo_m_hypf_fast_(x, 2, &y) > 0 ? y : duo_m_tanhf_cr_(x);
 }
 
-/* sinh|x| = cosh|x| = e^|x| / 2 for 40 <= |x|: 2^(E-1) (h + l), rounded
- * once (the result is normal or overflows). */
+/* sinh|x| = cosh|x| = e^|x| / 2 for 40 <= |x| (e^-|x| is below 2^-115
+ * of it): in plain double (duo_m_exp_plain_d_, math_exp.h), within 0.53
+ * ulp; the result is normal or overflows. */
 DUO_DEVICE double duo_m_exp_half_big_d_(double ax)
 {
     if (ax > 710.5)
         return (double)INFINITY;
-    double h, l;
-    int E = duo_m_exp_pair_d_(ax, &h, &l);
-    return duo_m_ldexp_(h + l, E - 1);
+    return duo_m_exp_plain_d_(ax, 0.0, -1);
 }
 
 /* The double sinh and tanh divide by duo_m_dd_div_f_ (the same bits as

@@ -23,7 +23,7 @@
  * about 2^-68 for powf, 2^-65 for pow.
  *
  * pow: for results above 2^-1020, e^z in plain double from the pair z
- * (duo_m_pow_exp_d_), below 0.53 ulp; smaller results round hi + lo
+ * (duo_m_exp_plain_d_, math_exp.h), below 0.53 ulp; smaller results round hi + lo
  * once to a multiple of 2^-1074 (at most about 0.5 ulp + 2^-12 ulp).
  *
  * powf: rounding hi + lo once to float is right unless the exact value
@@ -68,6 +68,7 @@
 #define DUO_MATH_POW_H
 
 #include <duo/math_core.h>
+#include <duo/math_exp.h>
 
 /* log(u 2^ex) = *hi + *lo for a positive normal double u. */
 DUO_DEVICE void duo_m_pow_log_(double u, int ex, double *hi, double *lo)
@@ -396,43 +397,10 @@ DUO_DEVICE double duo_m_pow_subnormal_(double h, double l, int E)
     return duo_m_mul_(n, 0x1p-1074);
 }
 
-/* e^(zh + zl) rounded to double, for -707 < zh <= 709.8 (the result
- * is normal or overflows) and |zl| <= 2^-42: pow's exponential, in plain
- * double where duo_m_pow_exp_ carries a pair (powf's careful path needs
- * that one's 2^-68).  k, j and t = zh - k H exactly as there; r = t - k
- * L + zl in two roundings (each below 2^-53 |r| <= 2^-60.5: |r| <=
- * log(2)/128 + 2^-42 < 2^-7.5), the third part of log(2)/64 left out
- * (|k| L2 < 2^-83).  e^r - 1 = r + r^2 (1/2 + r/6 + ... + r^4/720)
- * (truncation below r^7/5040 < 2^-64.8, the terms of r^2 within 2^-66,
- * p's own rounding 2^-60.5), times 2^(j/64) = th + tl from the table:
- * v = th + fma(th, p, tl), the fma rounded (below 2^-53 |th p + tl| <
- * 2^-59.5, th >= 1).  Before v's own rounding the error, z's 2^-65
- * included, is below (2^-59.5 + 2^-60.5 + 2^-63.5 + 2^-59.5) th <
- * 2^-58.1 v (v >= th (1 - 2^-7.4)): 0.03 units of v's last place.  The
- * scaling by 2^E is exact for these results. */
-DUO_DEVICE double duo_m_pow_exp_d_(double zh, double zl)
-{
-    const double shift = 0x1.8p52; /* rounds to an integer */
-    double kd = duo_m_fma_(zh, DUO_M_64_LN2, shift) - shift;
-    double t = duo_m_fma_(-kd, DUO_M_LN2_64_D_HI, zh);
-    double r = duo_m_fma_(-kd, DUO_M_LN2_64_D_LO, t) + zl;
-    double s = duo_m_mul_(r, r);
-    double q = duo_m_fma_(s,
-                          duo_m_fma_(s, 1.0 / 720,
-                                     duo_m_fma_(r, 1.0 / 120, 1.0 / 24)),
-                          duo_m_fma_(r, 1.0 / 6, 0.5));
-    double p = duo_m_fma_(s, q, r);
-    int k = (int)kd;
-    int j = k & 63;
-    double th = DUO_MATH_T(duo_m_exp2_64_)[2 * j];
-    double tl = DUO_MATH_T(duo_m_exp2_64_)[2 * j + 1];
-    return duo_m_ldexp_(th + duo_m_fma_(th, p, tl), (k - j) / 64);
-}
-
 /* |x|^y for |x| = u 2^ex, u a positive normal double, y finite and
  * nonzero (the sign is the caller's).  z = y log|x| = zh + zl, log|x|
  * by duo_m_pow_log_ (relative error below 2^-75, so z's below 2^-65 for
- * |z| <= 746).  Results above 2^-1020 take duo_m_pow_exp_d_: error below
+ * |z| <= 746).  Results above 2^-1020 take duo_m_exp_plain_d_: error below
  * 0.53 ulp; smaller ones the pair (duo_m_pow_exp_) and one rounding into
  * the subnormals. */
 DUO_DEVICE double duo_m_pow_pos_(double u, int ex, double y)
@@ -446,7 +414,7 @@ DUO_DEVICE double duo_m_pow_pos_(double u, int ex, double y)
         return 0.0;
     zl = duo_m_fma_(y, lo, zl);
     if (zh > -707.0) /* e^-707 > 2^-1020: k >= -65279, E >= -1020 */
-        return duo_m_pow_exp_d_(zh, zl);
+        return duo_m_exp_plain_d_(zh, zl, 0);
     double h, l;
     int E = duo_m_pow_exp_(zh, zl, &h, &l);
     if (E > -1022 || (E == -1022 && h >= 1.0))
