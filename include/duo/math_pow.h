@@ -23,8 +23,9 @@
  * about 2^-68 for powf, 2^-65 for pow.
  *
  * pow: for results above 2^-1020, e^z in plain double from the pair z
- * (duo_m_exp_plain_d_, math_exp.h), below 0.53 ulp; smaller results round hi + lo
- * once to a multiple of 2^-1074 (at most about 0.5 ulp + 2^-12 ulp).
+ * (duo_m_exp_plain_d_, math_exp.h), below 0.53 ulp; smaller results
+ * round hi + lo once to a multiple of 2^-1074 (at most about 0.5 ulp +
+ * 2^-12 ulp).
  *
  * powf: rounding hi + lo once to float is right unless the exact value
  * lies within the error bound of a rounding boundary, i.e. of the
@@ -431,7 +432,8 @@ DUO_DEVICE double duo_pow(double x, double y)
     const uint64_t min_normal = 0x0010000000000000ull;
     /* The common case first, without the tests below: x positive,
      * normal and not 1, y finite and nonzero. */
-    if (bx - min_normal < infb - min_normal && bx != one && ay - 1u < infb - 1u)
+    if (bx - min_normal < infb - min_normal && bx != one &&
+        ay - 1u < infb - 1u)
         return duo_m_pow_pos_(x, 0, y);
     const double inf = duo_f64_from_bits_(infb);
     if (ay == 0u || bx == one)
