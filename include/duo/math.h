@@ -26,7 +26,7 @@
  *
  * Double functions, at most 1 ulp from the exact value (below 0.51 ulp
  * for normal results, duo_pow and duo_sinh below 0.53, duo_cosh below
- * 0.56), the
+ * 0.56, duo_atan2 0.75 measured at a result near 2^-1021), the
  * same bits everywhere:
  *
  *   duo_exp  duo_exp2  duo_expm1  duo_log  duo_log2  duo_log10
