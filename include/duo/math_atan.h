@@ -13,18 +13,24 @@
  * float.
  *
  * atanf, atan2f, asinf and acosf first try a fast path: the same
- * decomposition in plain double (duo_m_angle_fast_), with u = (a - c b)
- * / (b + c a) for the angle of (b, a) so that its error does not depend
- * on how a / b, which only picks c, was rounded; atan u to u^9; the
- * table's high parts.  The result y is within 8 units of its last place
- * (asinf, acosf: 10; bounds at each function); when y's bits below
- * float precision are more than 64 units from a float midpoint
- * (duo_m_round_ok_, math_core.h), y rounds to the correctly rounded
- * float.  Otherwise (under 1e-7 of the arguments), and for NaN,
- * infinities, zeros and results that are not normal floats, the careful
- * path above decides: duo_m_atanf_cr_ and its siblings, which were the
- * functions before the fast path, so the bits are theirs.  math-fast-vs-cr (tests/math/fast_vs_cr.c) compares the two
- * on all 2^32 floats (atan2f: 2^32 pairs of math-exhaustive's sample).
+ * decomposition in float arithmetic, with pairs of floats where the
+ * careful path has pairs of doubles, c = i/64 (or, in asinf and acosf,
+ * a table's c_j that needs no division to pick) and u = (a - c b) / (b
+ * + c a) for the angle of (b, a), so that its error does not depend on
+ * how a / b, which only picks c, was rounded; atan u to u^5 (bounds at
+ * duo_m_anglef_from_ and each function).  Float arithmetic because the
+ * GPU issues it at twice double's rate, with shorter latencies: atanf's
+ * kernel ran at 0.49 of CUDA's atanf with the fast path in double, 0.64
+ * with it in float (profiles/math).  When the pair's low part is more
+ * than 2^-11 units of the last place short of a float midpoint
+ * (duo_m_round_okf_, math_core.h), its high part is the correctly
+ * rounded float.  Otherwise (under 1e-3 of the arguments), and for NaN,
+ * infinities, zeros and arguments or results far from 1 (each fast path
+ * names its range), the careful path above decides: duo_m_atanf_cr_ and
+ * its siblings, which were the functions before the fast path, so the
+ * bits are theirs.  math-fast-vs-cr (tests/math/fast_vs_cr.c) compares
+ * the two on all 2^32 floats (atan2f: 2^32 pairs of math-exhaustive's
+ * sample).
  */
 #ifndef DUO_MATH_ATAN_H
 #define DUO_MATH_ATAN_H
@@ -209,38 +215,174 @@ DUO_DEVICE float duo_m_acosf_cr_(float x)
     return duo_m_dd_to_float_(hi, lo);
 }
 
-/* The fast paths of atanf, atan2f, asinf and acosf (see the top of the
- * file): the same method in plain double, eps = 2^-53 below.
+/* The fast paths of atanf and atan2f, in float (u = 2^-24 below): the
+ * careful path's method (the angle of (b, a) = atan(c) + atan((a - c b)
+ * / (b + c a))) in float arithmetic, the quotient and the sums as pairs
+ * of floats, and a finer table so that the series is short.
  *
- * duo_m_angle_fast_ returns atan(a / b) (0 <= a <= b, b > 0, both
- * exact, or see asinf) or, with swap, pi/2 - atan(a / b), by way of
- * duo_m_angle_from_ (u, its polynomial and the last sums, for a c and
- * A = atan(c) from any table; asinf's has its own).  t is a / b
- * rounded (any value within 2^-52 of it will do), i = round(16 t) by
- * the shift, c = i / 16, so |a/b - c| <= 1/32 + 2^-52 and c <= 2 a/b
- * where i > 0.  u = (a - c b) / (b + c a) = (a/b - c) / (1 + c a/b)
- * (so that atan(a/b) = atan(c) + atan(u) exactly) in two fma and a
- * division, each rounded once: |u| <= 2^-5 (1 + 2^-47), within 3.01 eps
- * |u| of its exact value, whatever t's own rounding.  atan u = u + u s
- * (-1/3 + s/5 - s^2/7 + s^3/9), s = u^2: truncation below u^11/11 <
- * 2^-53.4 |u|, the roundings of the correction (below 2^-11.6 |u|)
- * below 2^-9 eps |u|, the last fma's eps |p|: p is within 4.8 eps |u|
- * of atan(u).  A = atan(c) (the table's high part, within eps |A|).
+ * duo_m_anglef_ returns h, and *l, with h + *l within 2^-36.6 relative
+ * of atan(a/b) (swap 0) or pi/2 - atan(a/b) (swap 1), h = RN(h + *l),
+ * for floats 0 <= a <= b with 1 <= b <= 2^60, given t with c = i/64, i
+ * = round(64 t) (by the shift), such that |a/b - c| <= 2^-7 (1 +
+ * 2^-10) and, where i >= 1, (a/b)/2 <= c <= 2 a/b (the callers show
+ * theirs).  The numerator a - c b: c b = p + pe exactly (c b is 0 or at
+ * least 2^-6), a - p exact by Sterbenz (1/2 <= p/a <= 2, or p = 0), and
+ * the fast two-sum with -pe exact (a nonzero a - p is a multiple of the
+ * smaller of a's and p's units, which is at least |pe|).  The
+ * denominator b + c a >= 1 as dh + dl, within 2^-47 dh (b >= c a; only c
+ * a's low part rounds into dl).  The quotient u = (a - c b) / (b + c a),
+ * |u| <= 2^-7 (1 + 2^-10): uh = RN(nh RN(1/dh)) within 2.01 u |u|, its
+ * remainder by fma and the correction ul, |ul| <= 2^-22.5 |u| within 7 u
+ * of its own size: uh + ul is within 2^-43 |u| of u.
  *
- * Without swap, y = A + p: for i = 0, y = p; otherwise atan(a/b) >=
- * atan(1/32 - 2^-52) > 0.99968 / 32 >= |u| (1 - 2^-11) and |A| <= 2
- * atan(a/b) (c <= 2 a/b), so the error is below (2 + 4.81 + 1) eps |y|
- * < 7.9 units of y's last place.  With swap, y = (pi/2 - A) - p, pi/2
- * rounded (0.55 eps off) and two more roundings: below (0.55 + 0.79 +
- * 1.58 + 0.16 + 1.58) eps = 4.7 eps absolute, and y >= pi/4, so below
- * 6 eps |y|.  (Where the callers subtract from pi, or a and b carry
- * errors of their own, their comments add to these.)  The rounding
- * test allows 64 units of y's last place (duo_m_round_ok_, math_core.h)
- * in every one of them.  The divisions are duo_m_div_rn_'s, the IEEE
- * quotient on every side, which on the GPU holds fewer registers: a and
- * b are floats (or, in asinf and acosf, sqrt(1 - x^2) >= 2^-12.5), so
- * every operand and quotient is a normal double or a zero numerator
- * (math-gpu-division checks every float argument). */
+ * atan(uh + ul) = uh - uh^3/3 + uh^5/5 + ul (1 - uh^2) + r, r for the
+ * truncation (|uh|^7/7 <= 2^-44.8 |u|) and the neglected ul^2 and ul
+ * uh^4 (below 2^-50 |u|).  The tail uh s (-1/3 + s/5), s = RN(uh^2),
+ * has 4.4 u of its size <= 2^-15.57 |u| in roundings and in -1/3's
+ * float: 2^-37.4 |u|.  The sums into lo round three times, each below u
+ * |lo| <= 2^-39.5 |u| while lo holds the tail, and the table's atan(c)
+ * = Ah + Al is within u^2 |atan c|.  Where i >= 1, atan c <= 2 atan(a/b)
+ * and |u| <= 1.0002 atan(a/b); where i = 0 the angle is within 2^-14 of
+ * u.  So h + l is within 2^-36.6 of the angle relative, and pi/2 - the
+ * angle (>= pi/4) adds 2^-46. */
+DUO_DEVICE float duo_m_anglef_(float a, float b, float t, int swap,
+                               float *l)
+{
+    const float shift = 0x1.8p23f;
+    float z = duo_m_fmaf_(t, 64.0f, shift);
+    int i = (int)(duo_bits_from_f32_(z) & 127u);
+    float c = duo_m_mulf_(z - shift, 0x1p-6f);
+    /* a - c b = nh + nl, b + c a = dh + dl */
+    float pe, p = duo_m_two_prodf_(c, b, &pe);
+    float n0 = a - p;
+    float nh = n0 - pe, nl = (n0 - nh) - pe;
+    float qe, q = duo_m_two_prodf_(c, a, &qe);
+    float dh = b + q, dl = ((b - dh) + q) + qe;
+    /* u = uh + ul */
+    float r = duo_m_rcpf_(dh);
+    float uh = duo_m_mulf_(nh, r);
+    float rem = duo_m_fmaf_(-uh, dh, nh);
+    float ul = duo_m_mulf_(duo_m_fmaf_(-uh, dl, rem + nl), r);
+    /* atan u - uh */
+    float s = duo_m_mulf_(uh, uh);
+    float poly = duo_m_fmaf_(s, 0x1.99999ap-3f, -0x1.555556p-2f);
+    float lo = duo_m_fmaf_(-ul, s, ul) +
+               duo_m_mulf_(duo_m_mulf_(uh, s), poly);
+    /* atan c + uh + lo: |ah| >= |uh| or ah = 0 */
+    float ah = DUO_MATH_T(duo_m_atan_64f_)[2 * i];
+    float am = DUO_MATH_T(duo_m_atan_64f_)[2 * i + 1];
+    float hi = ah + uh;
+    lo = (uh - (hi - ah)) + (am + lo);
+    if (swap) {
+        float d = DUO_M_PIO2F_HI - hi;
+        lo = ((DUO_M_PIO2F_HI - d) - hi) + (DUO_M_PIO2F_LO - lo);
+        hi = d;
+    }
+    float h = hi + lo;
+    *l = lo - (h - hi);
+    return h;
+}
+
+/* pi - (h + *l) for 0 <= h + *l <= pi/2 + 2^-20, as h' + *l (h' =
+ * RN(h' + *l)), with pi as a pair of floats (within 2^-48 of it). */
+DUO_DEVICE float duo_m_pi_minusf_(float h, float *l)
+{
+    float d = 2.0f * DUO_M_PIO2F_HI - h;
+    float lo = ((2.0f * DUO_M_PIO2F_HI - d) - h) +
+               (2.0f * DUO_M_PIO2F_LO - *l);
+    float r = d + lo;
+    *l = lo - (r - d);
+    return r;
+}
+
+/* h (+ l) with the sign of negative, when the rounding test passes
+ * (duo_m_round_okf_, math_core.h: h + l within 2^-11 units of h's last
+ * place of the result): 1; else 0. */
+DUO_DEVICE int duo_m_anglef_out_(float h, float l, int negative, float *out)
+{
+    if (!duo_m_round_okf_(h, l))
+        return 0;
+    *out = negative ? -h : h;
+    return 1;
+}
+
+/* atanf's fast path: 1 and the correctly rounded *out, 0 when the
+ * rounding test fails, -1 outside 2^-60 <= |x| < 2^60 (zeros,
+ * subnormals, inf and NaN among them), which the careful path decides.
+ * For |x| <= 1, (a, b) = (|x|, 1) and t = |x|; above, (1, |x|) and t =
+ * RN(1/|x|), with swap.  i >= 1 needs t > 1/128 (ties go to i = 0), so
+ * c <= t + 1/128 < 2t, and for |x| > 1 also |x| < 128, so c |x| =
+ * |x|/64 < 2 where i = 1 and c |x| <= 2t |x| (1 - 2^-6) < 2 for i >= 2;
+ * c >= t/2 - 2^-24 likewise.  The angle's 2^-36.6 makes 2^-12.6 units of
+ * h's last place: the rounding test's 2^-11 holds.  math-fast-vs-cr
+ * checks every float. */
+DUO_DEVICE int duo_m_atanf_fast_(float x, float *out)
+{
+    uint32_t bx = duo_bits_from_f32_(x);
+    uint32_t ab = bx & 0x7fffffffu;
+    if (ab - 0x21800000u >= 0x5d800000u - 0x21800000u)
+        return -1; /* outside 2^-60 <= |x| < 2^60 */
+    float ax = duo_f32_from_bits_(ab);
+    int swap = ax > 1.0f;
+    float l, h = duo_m_anglef_(swap ? 1.0f : ax, swap ? ax : 1.0f,
+                               swap ? duo_m_rcpf_(ax) : ax, swap, &l);
+    return duo_m_anglef_out_(h, l, bx >> 31, out);
+}
+
+/* atan2f's fast path, for finite nonzero y and x with 2^-126 <=
+ * max(|x|, |y|) < 2^127 and the ratio min/max at least 2^-60 (-1 otherwise: the careful
+ * path decides those).  a <= b are |x| and |y| scaled by the power of 2
+ * that brings b into [1, 2) (exact: a stays above 2^-60).  t = RN(RN(a
+ * RN(1/b)) (1 - 2^-20)) lies below a/b, by at most 2^-19 of it, so
+ * where i >= 1, a/b > 1/128 and c <= t + 1/128 < 2 a/b, and c >= (a/b)/2
+ * (i = 1: a/b < 1.5/64 (1 + 2^-18); i >= 2: a/b >= 3/128); |a/b - c| <=
+ * 2^-7 + 2^-19.  For x < 0, pi - the angle: pi as a pair (within 2^-48
+ * of it), the angle within 2^-36.6 pi/2, the result at least pi/2:
+ * within 2^-36.5 of it relative, 2^-12.5 units of h's last place. */
+DUO_DEVICE int duo_m_atan2f_fast_(float y, float x, float *out)
+{
+    uint32_t by = duo_bits_from_f32_(y) & 0x7fffffffu;
+    uint32_t bx = duo_bits_from_f32_(x) & 0x7fffffffu;
+    uint32_t bb = bx > by ? bx : by, ba = bx > by ? by : bx;
+    if (ba - 1u >= 0x7f7fffffu || bb - 0x00800000u >= 0x7e800000u)
+        return -1; /* a zero, inf or NaN, max < 2^-126 or >= 2^127 */
+    /* 2^-e for 2^e <= b: bits (127 - e) << 23 */
+    float scale = duo_f32_from_bits_(0x7f000000u - (bb & 0x7f800000u));
+    float a = duo_m_mulf_(duo_f32_from_bits_(ba), scale);
+    float b = duo_m_mulf_(duo_f32_from_bits_(bb), scale);
+    if (!(a >= 0x1p-60f))
+        return -1;
+    float t = duo_m_mulf_(duo_m_mulf_(a, duo_m_rcpf_(b)), 1.0f - 0x1p-20f);
+    float l, h = duo_m_anglef_(a, b, t, by > bx, &l);
+    if (duo_bits_from_f32_(x) >> 31)
+        h = duo_m_pi_minusf_(h, &l);
+    return duo_m_anglef_out_(h, l, duo_bits_from_f32_(y) >> 31, out);
+}
+
+/* asinf's and acosf's fast paths, in plain double (eps = 2^-53 below):
+ * their kernels ran slower with pairs of floats (0.67 -> 0.56 of CUDA's
+ * on an H200), the square root of 1 - x^2 as a pair costing more than
+ * the double arithmetic it saved.
+ *
+ * duo_m_angle_from_ returns atan(a / b) (0 <= a <= b, b > 0) or, with
+ * swap, pi/2 - atan(a / b), given c and A = atan(c) rounded (asinf's
+ * comment below bounds |u| and A).  u = (a - c b) / (b + c a) = (a/b -
+ * c) / (1 + c a/b) (so that atan(a/b) = atan(c) + atan(u) exactly) in
+ * two fma and a division, each rounded once: within 3.01 eps |u| of its
+ * exact value.  atan u = u + u s (-1/3 + s/5 - s^2/7 + s^3/9), s = u^2:
+ * for |u| <= 1/32, truncation below u^11/11 < 2^-53.4 |u|, the roundings
+ * of the correction (below 2^-11.6 |u|) below 2^-9 eps |u|, the last
+ * fma's eps |p|: p is within 4.8 eps |u| of atan(u).  A is within eps
+ * |A|.  Without swap, y = A + p: where A <= alpha atan(a/b) and |u| <=
+ * beta atan(a/b), the error is below (alpha + 4.81 beta + 1) eps |y|.
+ * With swap, y = (pi/2 - A) - p, pi/2 rounded (0.55 eps off) and two
+ * more roundings: below (0.55 + 0.79 + 1.58 + 0.16 + 1.58) eps = 4.7
+ * eps absolute, and y >= pi/4, so below 6 eps |y|.  The rounding test
+ * allows 64 units of y's last place (duo_m_round_ok_, math_core.h).
+ * The division is duo_m_div_rn_'s, the IEEE quotient on every side,
+ * which on the GPU holds fewer registers: every operand and quotient is
+ * a normal double or a zero numerator (math-gpu-division checks every
+ * float argument). */
 DUO_DEVICE double duo_m_angle_from_(double a, double b, double c, double A,
                                     int swap)
 {
@@ -253,24 +395,6 @@ DUO_DEVICE double duo_m_angle_from_(double a, double b, double c, double A,
     return swap ? (DUO_M_PIO2_HI - A) - p : A + p;
 }
 
-DUO_DEVICE double duo_m_angle_fast_(double a, double b, double t, int swap)
-{
-    const double shift = 0x1.8p52;
-    double z = duo_m_fma_(t, 16.0, shift);
-    double c = duo_m_mul_(z - shift, 0.0625);
-    int i = (int)(duo_bits_from_f64_(z) & 31u);
-    return duo_m_angle_from_(a, b, c, DUO_MATH_T(duo_m_atan_16_)[2 * i],
-                             swap);
-}
-
-/* The angle of (d, n) for doubles d, n >= 0, d + n > 0. */
-DUO_DEVICE double duo_m_angle2_fast_(double n, double d)
-{
-    int swap = n > d;
-    double a = swap ? d : n, b = swap ? n : d;
-    return duo_m_angle_fast_(a, b, duo_m_div_rn_(a, b), swap);
-}
-
 /* y rounded to float, with the sign of negative, when the rounding test
  * passes: 1; else 0. */
 DUO_DEVICE int duo_m_atanf_fast_out_(double y, int negative, float *out)
@@ -280,48 +404,6 @@ DUO_DEVICE int duo_m_atanf_fast_out_(double y, int negative, float *out)
     float f = (float)y;
     *out = negative ? -f : f;
     return 1;
-}
-
-/* atanf's fast path: 1 and the correctly rounded *out, 0 when the
- * rounding test fails, -1 for |x| < 2^-126 (0 and subnormal results),
- * inf and NaN, which the careful path decides.  For |x| <= 1, (a, b) =
- * (|x|, 1), t = |x|; above, (1, |x|) with swap and t = 1 / |x|: u =
- * (1 - c |x|) / (|x| + c).  The bounds are duo_m_angle_fast_'s.  y is
- * at least 2^-126: atan|x| >= (pi/4) min(|x|, 1), and for |x| < 2^-125
- * the correction u^3/3 is below half a unit of |x|'s last place, so y =
- * |x|. */
-DUO_DEVICE int duo_m_atanf_fast_(float x, float *out)
-{
-    uint32_t bx = duo_bits_from_f32_(x);
-    if ((bx & 0x7fffffffu) - 0x00800000u >= 0x7f800000u - 0x00800000u)
-        return -1;
-    double ax = fabs((double)x), y;
-    if (ax <= 1.0)
-        y = duo_m_angle_fast_(ax, 1.0, ax, 0);
-    else
-        y = duo_m_angle_fast_(1.0, ax, duo_m_div_rn_(1.0, ax), 1);
-    return duo_m_atanf_fast_out_(y, bx >> 31, out);
-}
-
-/* atan2f's fast path, for finite nonzero y and x (-1 otherwise, and
- * where the result lies below 2^-126: the careful path decides those).
- * The angle of (|x|, |y|) as above; for x < 0, pi - it, pi rounded
- * (1.1 eps off) and the difference rounded once: the angle is at most
- * pi/2 and its error below 7.9 eps pi/4 (no swap) or 4.7 eps (swap),
- * so the error is below (7.9 pi/4 + 1.1 + pi) eps < 10.5 eps, and the
- * result is at least pi/2: below 6.7 eps of it. */
-DUO_DEVICE int duo_m_atan2f_fast_(float y, float x, float *out)
-{
-    uint32_t by = duo_bits_from_f32_(y), bx = duo_bits_from_f32_(x);
-    if ((by & 0x7fffffffu) - 1u >= 0x7f7fffffu ||
-        (bx & 0x7fffffffu) - 1u >= 0x7f7fffffu)
-        return -1; /* zero, inf or NaN */
-    double r = duo_m_angle2_fast_(fabs((double)y), fabs((double)x));
-    if (bx >> 31)
-        r = DUO_M_PI_HI - r;
-    else if (r < 0x1p-126)
-        return -1;
-    return duo_m_atanf_fast_out_(r, by >> 31, out);
 }
 
 /* asinf's and acosf's fast paths, for |x| < 1 (and asinf: |x| >=
@@ -336,15 +418,16 @@ DUO_DEVICE int duo_m_atan2f_fast_(float y, float x, float *out)
  * j's interval (the ends moved out by 2^-40), evaluated at 201 points
  * per interval in 200-bit arithmetic, |u| = |t - c| / (1 + t c) <=
  * 0.0223 (where j = 0: c = A = 0, u = a/b < 2^-5.9), A <= 2.0003 atan t
- * and |u| <= 1.0004 atan t for j > 0: duo_m_angle_fast_'s argument
- * goes through (truncation now below 2^-58 |u|), below (2.0003 + 4.81 *
- * 1.0004 + 1) eps |y| < 7.9 eps |y| without swap, 6 eps |y| with.  d's
+ * and |u| <= 1.0004 atan t for j > 0: duo_m_angle_from_'s bound with
+ * alpha = 2.0003 and beta = 1.0004 (truncation below 2^-58 |u|) gives
+ * (2.0003 + 4.81 * 1.0004 + 1) eps |y| < 7.9 eps |y| without swap, 6
+ * eps |y| with.  d's
  * error moves atan t by at most t / (1 + t^2) <= 1/2 times d's relative
  * error, while atan t >= (pi/4) t: at most 1.91 eps relative, 2 units
  * of the result's last place more (with swap, at most 0.76 eps
- * absolute).  acosf of x < 0 is pi - acos |x|, as atan2f: below ((7.9 +
- * 1.91) pi/4 + 1.1 + pi) eps < 12 eps absolute, the result >= pi/2: 7.7
- * eps relative. */
+ * absolute).  acosf of x < 0 is pi - acos |x|, pi rounded (1.1 eps
+ * off) and the difference rounded once: below ((7.9 + 1.91) pi/4 + 1.1
+ * + pi) eps < 12 eps absolute, the result >= pi/2: 7.7 eps relative. */
 DUO_DEVICE int duo_m_asinf_fast_(float x, int is_acos, float *out)
 {
     uint32_t bx = duo_bits_from_f32_(x);

@@ -7,11 +7,12 @@
  * only operations that IEEE 754 defines exactly (+, -, *, /, sqrt, fma,
  * conversions) and integer operations.  What could still differ is a
  * compiler fusing a product and a sum into one fma on one side only:
- * every product here goes through duo_m_mul_, which on the GPU is
- * __dmul_rn (never fused, whatever --fmad says) and on the host a plain
- * product (duo's host compiles run with -ffp-contract=off, and C11 mode
- * does not contract; tests/math/test_math.c fails if something does).  Fused
- * multiply-adds are written as duo_m_fma_.
+ * every product here goes through duo_m_mul_ (duo_m_mulf_ in float),
+ * which on the GPU is __dmul_rn (__fmul_rn; never fused, whatever
+ * --fmad says) and on the host a plain product (duo's host compiles run
+ * with -ffp-contract=off, and C11 mode does not contract;
+ * tests/math/test_math.c fails if something does).  Fused multiply-adds
+ * are written as duo_m_fma_ (duo_m_fmaf_).
  *
  * Not supported: --use_fast_math or -ffast-math (they flush subnormals or
  * reorder sums), and x87 arithmetic (FLT_EVAL_METHOD != 0).
@@ -126,6 +127,41 @@ DUO_DEVICE double duo_m_mul_(double a, double b)
 DUO_DEVICE double duo_m_fma_(double a, double b, double c)
 {
     return fma(a, b, c);
+}
+
+/* Float arithmetic for the fast paths that work in float (atanf,
+ * atan2f): the same rules.  The GPU's reciprocal is its IEEE one
+ * (__frcp_rn), whatever -prec-div says. */
+DUO_DEVICE float duo_m_mulf_(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+DUO_DEVICE float duo_m_fmaf_(float a, float b, float c)
+{
+    return fmaf(a, b, c);
+}
+
+/* 1 / a, correctly rounded. */
+DUO_DEVICE float duo_m_rcpf_(float a)
+{
+#ifdef __CUDA_ARCH__
+    return __frcp_rn(a);
+#else
+    return 1.0f / a;
+#endif
+}
+
+/* p + e = a * b exactly (a * b far from float's underflow). */
+DUO_DEVICE float duo_m_two_prodf_(float a, float b, float *e)
+{
+    float p = duo_m_mulf_(a, b);
+    *e = duo_m_fmaf_(a, b, -p);
+    return p;
 }
 
 /* x 2^e for any int e, rounded once (into the subnormals if need be). */
@@ -252,6 +288,25 @@ DUO_DEVICE int duo_m_round_ok_(double y, uint32_t err)
      * compare instead of a 64-bit pair. */
     uint32_t b = (uint32_t)duo_bits_from_f64_(y);
     return ((b + err - 0x10000000u) & 0x1fffffffu) > 2 * err;
+}
+
+/* The rounding test of the fast paths that work in float.  h + l is a
+ * fast two-sum's result (h = RN(h + l), so |l| <= half a unit of h's
+ * last place), |h| >= 2^-100, and the exact value v of the function
+ * lies within 2^-11 units of h's last place of h + l.  Round to nearest
+ * moves v away from h only across a midpoint, half a unit from h (a
+ * quarter below a power of 2); when |l| is more than 2^-11 units short
+ * of half a unit and h is not a power of 2, none lies between h + l and
+ * v: returns 1, and h is the correctly rounded float.  Returns 0
+ * otherwise (the caller takes its careful path): about 2^-10 of the
+ * arguments.  The limit 2^(e - 24) (1 - 2^-10), for 2^e <= |h| <
+ * 2^(e+1), is a product with a power of 2, exact for e >= -115. */
+DUO_DEVICE int duo_m_round_okf_(float h, float l)
+{
+    uint32_t b = duo_bits_from_f32_(h);
+    float p = duo_f32_from_bits_(b & 0x7f800000u);
+    return (b & 0x007fffffu) != 0u &&
+           fabsf(l) < duo_m_mulf_(p, 0x1p-24f - 0x1p-34f);
 }
 
 #endif /* DUO_MATH_CORE_H */

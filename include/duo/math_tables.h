@@ -15,6 +15,9 @@
 /* pi/2: hi + lo */
 #define DUO_M_PIO2_HI 0x1.921fb54442d18p+0
 #define DUO_M_PIO2_LO 0x1.1a62633145c07p-54
+/* pi/2: hi + lo, floats */
+#define DUO_M_PIO2F_HI 0x1.921fb6p+0f
+#define DUO_M_PIO2F_LO -0x1.777a5cp-25f
 /* pi/4: hi + lo */
 #define DUO_M_PIO4_HI 0x1.921fb54442d18p-1
 #define DUO_M_PIO4_LO 0x1.1a62633145c07p-55
@@ -346,6 +349,42 @@ DUO_MATH_TABLE(double, duo_m_atan_16_,
     0x1.700a7c5784634p-1, -0x1.8c34d25aadef6p-56,
     0x1.819d0b7158a4dp-1, -0x1.bf76229d3b917p-56,
     0x1.921fb54442d18p-1, 0x1.1a62633145c07p-55)
+/* For atanf's and atan2f's fast paths: atan(i/64), i = 0..64, as float
+ * hi, lo pairs */
+DUO_MATH_TABLE(float, duo_m_atan_64f_,
+    0.0f, 0.0f, 0x1.fff556p-7f, -0x1.11235ap-33f,
+    0x1.ffd55cp-6f, -0x1.15a276p-32f, 0x1.7fb818p-5f, 0x1.0c368ap-31f,
+    0x1.ff55bcp-5f, -0x1.1a6042p-30f, 0x1.3f59fp-4f, 0x1.cf8ab4p-29f,
+    0x1.7ee182p-4f, 0x1.80bc44p-30f, 0x1.be39ecp-4f, -0x1.90f83cp-32f,
+    0x1.fd5baap-4f, -0x1.54f424p-30f, 0x1.1e1fbp-3f, -0x1.3ef236p-29f,
+    0x1.3d6eeep-3f, 0x1.18cc4ep-28f, 0x1.5c9812p-3f, -0x1.c13d96p-31f,
+    0x1.7b97b4p-3f, 0x1.79cb6p-28f, 0x1.9a6a8ep-3f, 0x1.2d90c4p-28f,
+    0x1.b90d76p-3f, -0x1.adb3ecp-28f, 0x1.d77d5ep-3f, -0x1.bf5194p-32f,
+    0x1.f5b76p-3f, -0x1.b4dfc8p-29f, 0x1.09dc5ap-2f, -0x1.04f394p-27f,
+    0x1.18bf5ap-2f, 0x1.85f8bcp-29f, 0x1.278372p-2f, 0x1.5fbd16p-32f,
+    0x1.362774p-2f, -0x1.1f0286p-27f, 0x1.44aa44p-2f, -0x1.27aa1ep-27f,
+    0x1.530adap-2f, -0x1.ab8caep-28f, 0x1.61484p-2f, 0x1.84e7fp-29f,
+    0x1.6f6194p-2f, 0x1.e4defp-30f, 0x1.7d5604p-2f, 0x1.6c767ep-27f,
+    0x1.8b24d4p-2f, -0x1.ad7936p-28f, 0x1.98cd54p-2f, 0x1.535ac6p-28f,
+    0x1.a64eecp-2f, 0x1.e611fep-29f, 0x1.b3a912p-2f, -0x1.2cd1cap-29f,
+    0x1.c0db4cp-2f, 0x1.29d93ep-27f, 0x1.cde534p-2f, 0x1.9609a8p-29f,
+    0x1.dac67p-2f, 0x1.586ed4p-28f, 0x1.e77eb8p-2f, -0x1.d14b98p-31f,
+    0x1.f40ddp-2f, 0x1.6a8282p-27f, 0x1.0039c8p-1f, -0x1.87cb7ep-26f,
+    0x1.0657eap-1f, -0x1.6499e6p-26f, 0x1.0c6146p-1f, -0x1.292f0ap-27f,
+    0x1.1255dap-1f, -0x1.010b56p-27f, 0x1.1835a8p-1f, 0x1.17cf82p-26f,
+    0x1.1e00bap-1f, 0x1.7bdfd6p-26f, 0x1.23b71ep-1f, 0x1.664f36p-28f,
+    0x1.2958e6p-1f, -0x1.b3dc74p-27f, 0x1.2ee628p-1f, 0x1.01b2f2p-27f,
+    0x1.345f02p-1f, -0x1.98e422p-28f, 0x1.39c392p-1f, -0x1.95f474p-28f,
+    0x1.3f13fcp-1f, -0x1.d85a42p-27f, 0x1.445066p-1f, -0x1.21a92ap-27f,
+    0x1.4978fap-1f, 0x1.934f7p-28f, 0x1.4e8de6p-1f, -0x1.1244fep-27f,
+    0x1.538f58p-1f, -0x1.1dbe78p-27f, 0x1.587d82p-1f, -0x1.19a08ap-30f,
+    0x1.5d5898p-1f, 0x1.c5a6c6p-27f, 0x1.6220d2p-1f, -0x1.d4508ep-26f,
+    0x1.66d664p-1f, -0x1.b707dep-27f, 0x1.6b798ap-1f, -0x1.be984cp-26f,
+    0x1.700a7cp-1f, 0x1.5e118cp-27f, 0x1.748978p-1f, 0x1.f751c2p-26f,
+    0x1.78f6bcp-1f, -0x1.51675p-28f, 0x1.7d5282p-1f, 0x1.13f412p-26f,
+    0x1.819d0cp-1f, -0x1.1d4eb6p-26f, 0x1.85d696p-1f, -0x1.1267a8p-26f,
+    0x1.89ff6p-1f, -0x1.501c1p-30f, 0x1.8e17aap-1f, 0x1.33980cp-26f,
+    0x1.921fb6p-1f, -0x1.777a5cp-26f)
 /* sin(j pi/64), j = 0..127, hi, lo pairs (cos(j pi/64) is entry j + 32) */
 DUO_MATH_TABLE(double, duo_m_sin_64_,
     0x0.0p+0, 0x0.0p+0,

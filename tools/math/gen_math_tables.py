@@ -50,6 +50,29 @@ def const_dd(name, v, why):
     w(f"#define {name}_LO {h(lo)}")
 
 
+def hf(x):
+    """A float's value as a C float literal, trailing zeros dropped."""
+    m, e = h(x).split("p")
+    return m.rstrip("0").rstrip(".") + "p" + e + "f"
+
+
+def ff(v):
+    """v (an mpf) as a pair of floats hi + lo, hi = v and lo = v - hi
+    each rounded to 24 bits, written as C float literals."""
+    if v == 0:
+        return ["0.0f", "0.0f"]
+    hi = rn_bits(v, 24)
+    lo = rn_bits(mp.mpf(v) - mp.mpf(hi), 24)
+    return [hf(hi), hf(lo)]
+
+
+def const_ff(name, v, why):
+    hi, lo = ff(v)
+    w(f"/* {why}: hi + lo, floats */")
+    w(f"#define {name}_HI {hi}")
+    w(f"#define {name}_LO {lo}")
+
+
 def table(ctype, name, values, why, per_line=2):
     w(f"/* {why} */")
     w(f"DUO_MATH_TABLE({ctype}, {name},")
@@ -75,6 +98,7 @@ w("""/*
 
 const_dd("DUO_M_PI", pi, "pi")
 const_dd("DUO_M_PIO2", pi / 2, "pi/2")
+const_ff("DUO_M_PIO2F", pi / 2, "pi/2")
 const_dd("DUO_M_PIO4", pi / 4, "pi/4")
 const_dd("DUO_M_PIO64", pi / 64, "pi/64")
 const_dd("DUO_M_3PIO4", 3 * pi / 4, "3pi/4")
@@ -156,6 +180,14 @@ for i in range(17):
     hi, lo = dd(mp.atan(mp.mpf(i) / 16))
     vals += [h(hi), h(lo)]
 table("double", "duo_m_atan_16_", vals, "atan(i/16), i = 0..16, hi, lo pairs")
+
+vals = []
+for i in range(65):
+    vals += ff(mp.atan(mp.mpf(i) / 64))
+table("float", "duo_m_atan_64f_", vals,
+      "For atanf's and atan2f's fast paths: atan(i/64), i = 0..64, as float\n"
+      " * hi, lo pairs",
+      4)
 
 vals = []
 for j in range(128):
