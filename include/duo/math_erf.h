@@ -17,15 +17,18 @@
  * is rounded once to float: duo_m_erff_cr_, the careful path.
  *
  * duo_erff first tries a fast path (duo_m_erff_fast_): the same series
- * in plain double, 9 terms, with the divisions by n + 1 made products by
+ * in plain double, 5 terms, with the divisions by n + 1 made products by
  * 1/(n + 1), and erf(c) + its low part + b_0 h + tail summed without a
- * pair.  Its error is below 2^-50 of the result (the dropped terms below
- * 2^-51.8 of b_0 h, the roundings of the recurrence and of the terms'
+ * pair.  Its error is below 2^-41.3 of the result: the dropped terms
+ * below 2^-41.4 of it (their sum from n = 6 at |h| = 1/64, where it is
+ * largest, over erf(c + h), in 200-bit arithmetic for every k: the worst
+ * is 2^-41.4, and 2^-51.7 with 6 terms, 2^-70.4 with the 9 of an
+ * earlier version), the roundings of the recurrence and of the terms'
  * sum from the largest below 2^-44 of the tail, itself below 2^-9 of the
- * result, and three roundings of the sums), so 8 units of y's last
- * place; the rounding test
- * (duo_m_round_ok_, math_core.h) allows 64 and passes y's float rounding
- * only where that is the correctly rounded result.  Otherwise, and for
+ * result, and three roundings of the sums below 2^-51.  That is 2^11.7
+ * units of y's last place; the rounding test (duo_m_round_ok_,
+ * math_core.h) allows 2^13 and passes y's float rounding only where
+ * that is the correctly rounded result.  Otherwise, and for
  * NaN, |x| >= 4 and |x| < 2^-120 (results near float's subnormals, where
  * the test's rounding position is not float's), the careful path
  * decides.  math-fast-vs-cr compares the two on all 2^32 floats.
@@ -93,11 +96,10 @@ DUO_DEVICE int duo_m_erff_fast_(float x, float *out)
     const double *t = DUO_MATH_T(duo_m_erf_32_) + 4 * k;
     /* a_n = b_n / (n + 1) for n = 1..9, b_(n+1) by the recurrence;
      * inv[m] = 1/m, folded by the compiler. */
-    enum { TERMS = 9 };
+    enum { TERMS = 5 };
     const double inv[TERMS + 2] = {0.0,       1.0,       1.0 / 2.0,
                                    1.0 / 3.0, 1.0 / 4.0, 1.0 / 5.0,
-                                   1.0 / 6.0, 1.0 / 7.0, 1.0 / 8.0,
-                                   1.0 / 9.0, 1.0 / 10.0};
+                                   1.0 / 6.0};
     const double m2c = -2.0 * c;
     double b_prev = t[2];
     double b = duo_m_mul_(m2c, b_prev);
@@ -114,7 +116,7 @@ DUO_DEVICE int duo_m_erff_fast_(float x, float *out)
         tail = duo_m_fma_(duo_m_mul_(b, inv[n + 2]), hp, tail);
     }
     const double y = t[0] + (duo_m_fma_(t[2], h, tail) + t[1]);
-    if (!duo_m_round_ok_(y, 64))
+    if (!duo_m_round_ok_(y, 8192))
         return 0;
     const float r = (float)y;
     *out = x < 0.0f ? -r : r;

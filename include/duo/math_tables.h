@@ -305,7 +305,7 @@ DUO_MATH_TABLE(double, duo_m_log_l_,
 /* For asinf's and acosf's fast paths: c_j = tan(asin(j/32)) rounded to
  * double and atan(c_j) (of that double) rounded, j = 0..23, c, atan
  * pairs */
-DUO_MATH_TABLE(double, duo_m_asin_32_,
+DUO_MATH_TABLE_NATURAL(double, duo_m_asin_32_,
     0x0.0p+0, 0x0.0p+0,
     0x1.0020060140461p-5, 0x1.000aabde0b9c8p-5,
     0x1.00806050463f4p-4, 0x1.002abde95361ap-4,

@@ -73,9 +73,9 @@ def const_ff(name, v, why):
     w(f"#define {name}_LO {lo}")
 
 
-def table(ctype, name, values, why, per_line=2):
+def table(ctype, name, values, why, per_line=2, macro="DUO_MATH_TABLE"):
     w(f"/* {why} */")
-    w(f"DUO_MATH_TABLE({ctype}, {name},")
+    w(f"{macro}({ctype}, {name},")
     lines = []
     for i in range(0, len(values), per_line):
         lines.append("    " + ", ".join(values[i:i + per_line]))
@@ -173,7 +173,7 @@ for j in range(24):
 table("double", "duo_m_asin_32_", vals,
       "For asinf's and acosf's fast paths: c_j = tan(asin(j/32)) rounded to\n"
       " * double and atan(c_j) (of that double) rounded, j = 0..23, c, atan\n"
-      " * pairs")
+      " * pairs", macro="DUO_MATH_TABLE_NATURAL")
 
 vals = []
 for i in range(17):
