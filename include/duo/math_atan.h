@@ -13,24 +13,26 @@
  * float.
  *
  * atanf, atan2f, asinf and acosf first try a fast path: the same
- * decomposition in float arithmetic, with pairs of floats where the
- * careful path has pairs of doubles, c = i/64 (or, in asinf and acosf,
- * a table's c_j that needs no division to pick) and u = (a - c b) / (b
- * + c a) for the angle of (b, a), so that its error does not depend on
- * how a / b, which only picks c, was rounded; atan u to u^5 (bounds at
- * duo_m_anglef_from_ and each function).  Float arithmetic because the
- * GPU issues it at twice double's rate, with shorter latencies: atanf's
- * kernel ran at 0.49 of CUDA's atanf with the fast path in double, 0.64
- * with it in float (profiles/math).  When the pair's low part is more
- * than 2^-11 units of the last place short of a float midpoint
+ * decomposition with u = (a - c b) / (b + c a) for the angle of (b, a),
+ * so that its error does not depend on how a / b, which only picks c,
+ * was rounded.  atanf's and atan2f's work in float arithmetic
+ * (duo_m_anglef_), with pairs of floats where the careful path has
+ * pairs of doubles, c = i/64 and atan u to u^5: the GPU issues float
+ * arithmetic at twice double's rate, with shorter latencies (atanf's
+ * kernel ran at 0.49 of CUDA's atanf with its fast path in double, 0.63
+ * in float: profiles/math/bench-h200-atan.md).  When the pair's low part
+ * is more than 2^-11 units of the last place short of a float midpoint
  * (duo_m_round_okf_, math_core.h), its high part is the correctly
- * rounded float.  Otherwise (under 1e-3 of the arguments), and for NaN,
- * infinities, zeros and arguments or results far from 1 (each fast path
- * names its range), the careful path above decides: duo_m_atanf_cr_ and
- * its siblings, which were the functions before the fast path, so the
- * bits are theirs.  math-fast-vs-cr (tests/math/fast_vs_cr.c) compares
- * the two on all 2^32 floats (atan2f: 2^32 pairs of math-exhaustive's
- * sample).
+ * rounded float.  asinf's and acosf's stay in plain double
+ * (duo_m_angle_from_: in float they were slower), c from a table that
+ * needs no division to pick, atan u to u^9, and the rounding test of
+ * the double fast paths (duo_m_round_ok_).  Where the test fails (under
+ * 1e-3 of the arguments), and for NaN, infinities, zeros and arguments
+ * or results far from 1 (each fast path names its range), the careful
+ * path above decides: duo_m_atanf_cr_ and its siblings, which were the
+ * functions before the fast paths, so the bits are theirs.
+ * math-fast-vs-cr (tests/math/fast_vs_cr.c) compares the two on all
+ * 2^32 floats (atan2f: 2^32 pairs of math-exhaustive's sample).
  */
 #ifndef DUO_MATH_ATAN_H
 #define DUO_MATH_ATAN_H
