@@ -92,6 +92,16 @@ DUO_DEVICE void duo_m_dd_sub_from_(double ch, double cl, double *ah,
     *ah = h;
 }
 
+/* The same in float: (ch + cl) - (*h + *l) as *h + *l (not renormed),
+ * for constants ch >= |*h| (the difference of the high parts is a fast
+ * two-sum). */
+DUO_DEVICE void duo_m_ff_sub_from_(float ch, float cl, float *h, float *l)
+{
+    float d = ch - *h;
+    *l = ((ch - d) - *h) + (cl - *l);
+    *h = d;
+}
+
 /* The angle of (d, n) in [0, pi/2] = *hi + *lo, for n = nh + nl >= 0 and
  * d = dh + dl >= 0 not both 0, finite; in_range as for duo_m_atan_div_. */
 DUO_DEVICE void duo_m_angle_(int in_range, double nh, double nl, double dh,
@@ -273,28 +283,11 @@ DUO_DEVICE float duo_m_anglef_(float a, float b, float t, int swap,
     /* atan c + uh + lo: |ah| >= |uh| or ah = 0 */
     float ah = DUO_MATH_T(duo_m_atan_64f_)[2 * i];
     float am = DUO_MATH_T(duo_m_atan_64f_)[2 * i + 1];
-    float hi = ah + uh;
-    lo = (uh - (hi - ah)) + (am + lo);
-    if (swap) {
-        float d = DUO_M_PIO2F_HI - hi;
-        lo = ((DUO_M_PIO2F_HI - d) - hi) + (DUO_M_PIO2F_LO - lo);
-        hi = d;
-    }
-    float h = hi + lo;
-    *l = lo - (h - hi);
-    return h;
-}
-
-/* pi - (h + *l) for 0 <= h + *l <= pi/2 + 2^-20, as h' + *l (h' =
- * RN(h' + *l)), with pi as a pair of floats (within 2^-48 of it). */
-DUO_DEVICE float duo_m_pi_minusf_(float h, float *l)
-{
-    float d = 2.0f * DUO_M_PIO2F_HI - h;
-    float lo = ((2.0f * DUO_M_PIO2F_HI - d) - h) +
-               (2.0f * DUO_M_PIO2F_LO - *l);
-    float r = d + lo;
-    *l = lo - (r - d);
-    return r;
+    float e, hi = duo_m_fast_two_sumf_(ah, uh, &e);
+    lo = e + (am + lo);
+    if (swap)
+        duo_m_ff_sub_from_(DUO_M_PIO2F_HI, DUO_M_PIO2F_LO, &hi, &lo);
+    return duo_m_fast_two_sumf_(hi, lo, l);
 }
 
 /* h (+ l) with the sign of negative, when the rounding test passes
@@ -332,9 +325,10 @@ DUO_DEVICE int duo_m_atanf_fast_(float x, float *out)
 }
 
 /* atan2f's fast path, for finite nonzero y and x with 2^-126 <=
- * max(|x|, |y|) < 2^127 and the ratio min/max at least 2^-60 (-1 otherwise: the careful
- * path decides those).  a <= b are |x| and |y| scaled by the power of 2
- * that brings b into [1, 2) (exact: a stays above 2^-60).  t = RN(RN(a
+ * max(|x|, |y|) < 2^127 and the ratio min/max at least 2^-60 (-1
+ * otherwise: the careful path decides those).  a <= b are |x| and |y|
+ * scaled by the power of 2 that brings b into [1, 2) (exact: a stays
+ * above 2^-60).  t = RN(RN(a
  * RN(1/b)) (1 - 2^-20)) lies below a/b, by at most 2^-19 of it, so
  * where i >= 1, a/b > 1/128 and c <= t + 1/128 < 2 a/b, and c >= (a/b)/2
  * (i = 1: a/b < 1.5/64 (1 + 2^-18); i >= 2: a/b >= 3/128); |a/b - c| <=
@@ -356,8 +350,11 @@ DUO_DEVICE int duo_m_atan2f_fast_(float y, float x, float *out)
         return -1;
     float t = duo_m_mulf_(duo_m_mulf_(a, duo_m_rcpf_(b)), 1.0f - 0x1p-20f);
     float l, h = duo_m_anglef_(a, b, t, by > bx, &l);
-    if (duo_bits_from_f32_(x) >> 31)
-        h = duo_m_pi_minusf_(h, &l);
+    if (duo_bits_from_f32_(x) >> 31) { /* pi - the angle */
+        duo_m_ff_sub_from_(2.0f * DUO_M_PIO2F_HI, 2.0f * DUO_M_PIO2F_LO, &h,
+                           &l);
+        h = duo_m_fast_two_sumf_(h, l, &l);
+    }
     return duo_m_anglef_out_(h, l, duo_bits_from_f32_(y) >> 31, out);
 }
 
@@ -399,7 +396,7 @@ DUO_DEVICE double duo_m_angle_from_(double a, double b, double c, double A,
 
 /* y rounded to float, with the sign of negative, when the rounding test
  * passes: 1; else 0. */
-DUO_DEVICE int duo_m_atanf_fast_out_(double y, int negative, float *out)
+DUO_DEVICE int duo_m_angle_out_(double y, int negative, float *out)
 {
     if (!duo_m_round_ok_(y, 64))
         return 0;
@@ -450,7 +447,7 @@ DUO_DEVICE int duo_m_asinf_fast_(float x, int is_acos, float *out)
     double r = duo_m_angle_from_(v, w, c, A, big != is_acos);
     if (is_acos && bx >> 31)
         r = DUO_M_PI_HI - r;
-    return duo_m_atanf_fast_out_(r, is_acos ? 0 : bx >> 31, out);
+    return duo_m_angle_out_(r, is_acos ? 0 : bx >> 31, out);
 }
 
 DUO_DEVICE float duo_atanf(float x)

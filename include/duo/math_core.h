@@ -177,6 +177,15 @@ DUO_DEVICE float duo_m_two_prodf_(float a, float b, float *e)
     return p;
 }
 
+/* s + e = a + b exactly, s = RN(a + b), when |a| >= |b| or a == 0 (the
+ * float duo_m_fast_two_sum_). */
+DUO_DEVICE float duo_m_fast_two_sumf_(float a, float b, float *e)
+{
+    float s = a + b;
+    *e = b - (s - a);
+    return s;
+}
+
 /* x 2^e for any int e, rounded once (into the subnormals if need be). */
 DUO_DEVICE double duo_m_ldexp_(double x, int e)
 {

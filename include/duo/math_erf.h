@@ -94,7 +94,7 @@ DUO_DEVICE int duo_m_erff_fast_(float x, float *out)
     const double c = (double)k * 0x1p-5;
     const double h = (double)ax - c; /* exact, |h| <= 1/64 */
     const double *t = DUO_MATH_T(duo_m_erf_32_) + 4 * k;
-    /* a_n = b_n / (n + 1) for n = 1..9, b_(n+1) by the recurrence;
+    /* a_n = b_n / (n + 1) for n = 1..TERMS, b_(n+1) by the recurrence;
      * inv[m] = 1/m, folded by the compiler. */
     enum { TERMS = 5 };
     const double inv[TERMS + 2] = {0.0,       1.0,       1.0 / 2.0,
