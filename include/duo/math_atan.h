@@ -1,5 +1,6 @@
 /*
- * duo/math_atan.h - atanf, atan2f, asinf, acosf of duo/math.h.
+ * duo/math_atan.h - atanf, atan2f, asinf, acosf of duo/math.h, and the
+ * double atan, atan2, asin, acos.
  * Included by <duo/math.h>.
  *
  * Method: every one is the first-quadrant angle of a point (d, n) with
@@ -33,31 +34,24 @@
  * functions before the fast paths, so the bits are theirs.
  * math-fast-vs-cr (tests/math/fast_vs_cr.c) compares the two on all
  * 2^32 floats (atan2f: 2^32 pairs of math-exhaustive's sample).
+ *
+ * The double atan, atan2, asin and acos (at the end) take the fast
+ * paths' decomposition in pairs of doubles, with one division instead
+ * of the careful paths' two (duo_m_angle_d_).
  */
 #ifndef DUO_MATH_ATAN_H
 #define DUO_MATH_ATAN_H
 
 #include <duo/math_core.h>
 
-/* n / d as a pair (duo_m_dd_div_).  in_range: the operands lie far
- * inside double's range, as in the float functions' careful paths
- * (their arguments are floats; every quotient, divisor and remainder
- * here is then a normal double or zero), so the GPU may take
- * duo_m_dd_div_f_: the same bits with fewer registers held (atanf's
- * kernel 42 -> 34, asinf's and acosf's 40 -> 32; ptxas, sm_90).  The
- * double atan, asin and acos pass 1 too, having answered their smallest
- * arguments first; the double atan2 passes 0: its quotients reach the
- * subnormals. */
-DUO_DEVICE double duo_m_atan_div_(int in_range, double nh, double nl,
-                                  double dh, double dl, double *ql)
-{
-    return in_range ? duo_m_dd_div_f_(nh, nl, dh, dl, ql)
-                    : duo_m_dd_div_(nh, nl, dh, dl, ql);
-}
-
-/* atan(th + tl) = *hi + *lo for 0 <= th + tl <= 1; in_range as for
- * duo_m_atan_div_. */
-DUO_DEVICE void duo_m_atan01_(int in_range, double th, double tl,
+/* The float careful paths' quotients: their arguments are floats, so
+ * every quotient, divisor and remainder is a normal double or zero, and
+ * duo_m_dd_div_f_ gives duo_m_dd_div_'s bits with fewer registers held
+ * on the GPU (atanf's kernel 42 -> 34, asinf's and acosf's 40 -> 32;
+ * ptxas, sm_90).
+ *
+ * atan(th + tl) = *hi + *lo for 0 <= th + tl <= 1. */
+DUO_DEVICE void duo_m_atan01_(double th, double tl,
                               double *hi, double *lo)
 {
     int i = (int)duo_m_fma_(th, 16.0, 0.5);
@@ -68,7 +62,7 @@ DUO_DEVICE void duo_m_atan01_(int in_range, double th, double tl,
     double dh = duo_m_two_sum_(1.0, dp, &de);
     double dl = de + duo_m_fma_(tl, c, dpe);
     double ul;
-    double uh = duo_m_atan_div_(in_range, nh, tl, dh, dl, &ul);
+    double uh = duo_m_dd_div_f_(nh, tl, dh, dl, &ul);
     double s = duo_m_mul_(uh, uh);
     double q = duo_m_fma_(s, -1.0 / 11, 1.0 / 9);
     q = duo_m_fma_(q, s, -1.0 / 7);
@@ -103,8 +97,8 @@ DUO_DEVICE void duo_m_ff_sub_from_(float ch, float cl, float *h, float *l)
 }
 
 /* The angle of (d, n) in [0, pi/2] = *hi + *lo, for n = nh + nl >= 0 and
- * d = dh + dl >= 0 not both 0, finite; in_range as for duo_m_atan_div_. */
-DUO_DEVICE void duo_m_angle_(int in_range, double nh, double nl, double dh,
+ * d = dh + dl >= 0 not both 0, finite (from float arguments). */
+DUO_DEVICE void duo_m_angle_(double nh, double nl, double dh,
                              double dl, double *hi, double *lo)
 {
     int swap = nh > dh;
@@ -117,8 +111,8 @@ DUO_DEVICE void duo_m_angle_(int in_range, double nh, double nl, double dh,
         dl = t;
     }
     double tl;
-    double th = duo_m_atan_div_(in_range, nh, nl, dh, dl, &tl);
-    duo_m_atan01_(in_range, th, tl, hi, lo);
+    double th = duo_m_dd_div_f_(nh, nl, dh, dl, &tl);
+    duo_m_atan01_(th, tl, hi, lo);
     if (swap)
         duo_m_dd_sub_from_(DUO_M_PIO2_HI, DUO_M_PIO2_LO, hi, lo);
 }
@@ -140,7 +134,7 @@ DUO_DEVICE float duo_m_atanf_cr_(float x)
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        duo_m_angle_(1, ax, 0.0, 1.0, 0.0, &hi, &lo);
+        duo_m_angle_(ax, 0.0, 1.0, 0.0, &hi, &lo);
     }
     return duo_m_signed_(duo_bits_from_f32_(x) >> 31, hi, lo);
 }
@@ -167,16 +161,19 @@ DUO_DEVICE float duo_m_atan2f_cr_(float y, float x)
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        duo_m_angle_(1, ay, 0.0, ax, 0.0, &hi, &lo);
+        duo_m_angle_(ay, 0.0, ax, 0.0, &hi, &lo);
         if (nx)
             duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
     }
     return duo_m_signed_(ny, hi, lo);
 }
 
-/* sqrt(1 - x^2) = *sh + *sl for 0 <= ax < 1; in_range as for
- * duo_m_atan_div_ (for a float ax, *sh >= 2^-12.5). */
-DUO_DEVICE void duo_m_sqrt_1mx2_(int in_range, double ax, double *sh,
+/* sqrt(1 - x^2) = *sh + *sl for 2^-60 <= ax < 1 (*sh >= 2^-26.5; for a
+ * float ax, 2^-12.5): *sl the remainder's share correctly rounded
+ * (exact_low 1, the float careful paths' bits) or, cheaper, times a
+ * correctly rounded reciprocal (0: within 3 eps of that, and so of the
+ * exact pair's low part to 2^-104 *sh). */
+DUO_DEVICE void duo_m_sqrt_1mx2_(int exact_low, double ax, double *sh,
                                  double *sl)
 {
     double pe, de;
@@ -186,7 +183,8 @@ DUO_DEVICE void duo_m_sqrt_1mx2_(int in_range, double ax, double *sh,
     double s = sqrt(dh);
     *sh = s;
     double r = duo_m_fma_(-s, s, dh) + dl;
-    *sl = in_range ? duo_m_div_rn_(r, 2.0 * s) : r / (2.0 * s);
+    *sl = exact_low ? duo_m_div_rn_(r, 2.0 * s)
+                    : duo_m_mul_(r, duo_m_rcp_rn_(2.0 * s));
 }
 
 DUO_DEVICE float duo_m_asinf_cr_(float x)
@@ -202,7 +200,7 @@ DUO_DEVICE float duo_m_asinf_cr_(float x)
     } else {
         double sh, sl;
         duo_m_sqrt_1mx2_(1, ax, &sh, &sl);
-        duo_m_angle_(1, ax, 0.0, sh, sl, &hi, &lo);
+        duo_m_angle_(ax, 0.0, sh, sl, &hi, &lo);
     }
     return duo_m_signed_(duo_bits_from_f32_(x) >> 31, hi, lo);
 }
@@ -220,7 +218,7 @@ DUO_DEVICE float duo_m_acosf_cr_(float x)
     } else {
         double sh, sl;
         duo_m_sqrt_1mx2_(1, ax, &sh, &sl);
-        duo_m_angle_(1, sh, sl, ax, 0.0, &hi, &lo);
+        duo_m_angle_(sh, sl, ax, 0.0, &hi, &lo);
     }
     if (x < 0.0f)
         duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
@@ -474,21 +472,75 @@ DUO_DEVICE float duo_acosf(float x)
     return duo_m_asinf_fast_(x, 1, &y) > 0 ? y : duo_m_acosf_cr_(x);
 }
 
-/* The double functions: the same method; the pairs keep the error near
- * 2^-60 relative, so one rounding to double stays below 0.51 ulp.  atan,
- * asin and acos answer the smallest arguments first (x for |x| < 2^-27:
- * atan and asin differ from x by under x^3/3 < 2^-54 |x|, so x is their
- * correctly rounded value; pi/2 rounded for acos of |x| < 2^-60, within
- * 2^-54 + 2^-60 of pi/2), so that every quotient, divisor and remainder
- * left is a normal double and they divide as the float functions do
- * (in_range 1: on the GPU 42 -> 32 registers, ptxas, sm_90).  atan2's
- * quotients reach the subnormals: it keeps the division. */
+/* The double functions: the fast paths' decomposition in pairs of
+ * doubles, with one division where the float careful paths above take
+ * two (a/b, then u), and a table at steps of 1/64: atan(a/b) = A +
+ * atan(u), u = (a - c b) / (b + c a), with c near a/b and A = atan(c).
+ * duo_m_angle_d_ returns A + atan(u) as *hi + *lo for pairs 0 <= a <= b
+ * (|al| <= eps ah, |bl| <= eps bh, eps = 2^-53), 0 <= c <= 1, |u| <=
+ * 2^-6.5, and, where c > 0, A <= 2.0001 atan(a/b) and |u| <= 1.0001
+ * atan(a/b) (each caller's comment says why).
+ *   - a - c b: c bh = ph + pe and ah - ph = nh + ne exactly; the rest
+ *     rounded three times: within 11 eps^2 a, and |nl| <= 6 eps a.
+ *     b + c a (c a <= b): fast two-sums, within 15 eps^2 b.
+ *   - u = uh + ul by duo_m_dd_div_rcp_ (math_core.h): with the two
+ *     operands' errors, within 2^-100.6 |u| + 2^-100.1 a/b, below
+ *     2^-99 of atan(a/b) (>= (pi/4) a/b).
+ *   - atan u = u + u s (-1/3 + s/5 - s^2/7 + s^3/9), s = uh^2, and
+ *     ul / (1 + s) for the low part: truncation below |u|^11 / 11 <=
+ *     2^-68.6 |u|, the term's roundings below 5 eps |u|^3 / 3 < 2^-65.3
+ *     |u|, the sums into *lo below 2^-65.5 |u| + 3 eps^2 A; A's pair is
+ *     within eps^2 A.
+ * So *hi + *lo is within 2^-64 of A + atan(u) relatively, and rounded
+ * once (after pi/2 - or pi - it, whose two-sums add below 2^-66 of the
+ * result, >= pi/4) the result is within 0.5 + 2^-11 ulp: 0.5005. */
+DUO_DEVICE void duo_m_angle_d_(double ah, double al, double bh, double bl,
+                               double c, double Ah, double Al, double *hi,
+                               double *lo)
+{
+    double pe, ne, qe, de, ul, e;
+    double ph = duo_m_two_prod_(c, bh, &pe);
+    double nh = duo_m_two_sum_(ah, -ph, &ne);
+    double nl = ne + duo_m_fma_(-c, bl, al - pe);
+    double qh = duo_m_two_prod_(c, ah, &qe);
+    double dh = duo_m_fast_two_sum_(bh, qh, &de);
+    double dl = de + duo_m_fma_(c, al, bl + qe);
+    double uh = duo_m_dd_div_rcp_(nh, nl, dh, dl, &ul);
+    double s = duo_m_mul_(uh, uh);
+    double q = duo_m_fma_(s, 1.0 / 9, -1.0 / 7);
+    q = duo_m_fma_(q, s, 1.0 / 5);
+    q = duo_m_fma_(q, s, -1.0 / 3);
+    double tail = duo_m_fma_(-ul, s, ul) + duo_m_mul_(duo_m_mul_(uh, s), q);
+    *hi = duo_m_fast_two_sum_(Ah, uh, &e);
+    *lo = e + (Al + tail);
+}
+
+/* atan(a/b) for finite a <= b with 2^-60 b <= a, b in [2^-600, 2^500]:
+ * c = i/64 for i = round(64 t) with t = RN(a RN(1/b)) (within 2.1 eps
+ * of a/b), so |a/b - c| <= 1/128 + 2^-50: 200-bit evaluations of u over
+ * each i's interval (its ends moved out by 2^-40) give |u| <= 2^-7, A
+ * <= 1.9999 atan(a/b) and |u| <= 0.9999 atan(a/b) for i > 0. */
+DUO_DEVICE void duo_m_atan_ratio_d_(double a, double b, double *hi,
+                                    double *lo)
+{
+    const double shift = 0x1.8p52;
+    double t = b == 1.0 ? a : duo_m_mul_(a, duo_m_rcp_rn_(b));
+    int i = (int)(duo_bits_from_f64_(duo_m_fma_(t, 64.0, shift)) & 127u);
+    duo_m_angle_d_(a, 0.0, b, 0.0, (double)i * 0x1p-6,
+                   DUO_MATH_T(duo_m_atan_64_)[2 * i],
+                   DUO_MATH_T(duo_m_atan_64_)[2 * i + 1], hi, lo);
+}
+
 DUO_DEVICE double duo_m_signed_d_(int negative, double hi, double lo)
 {
     double y = hi + lo;
     return negative ? -y : y;
 }
 
+/* atan: x itself for |x| < 2^-27 (atan differs from x by under x^3/3 <
+ * 2^-54 |x|, so x is its correctly rounded value), pi/2 rounded above
+ * 2^60 (pi/2 - 1/x rounds as pi/2 does); else atan |x| or pi/2 -
+ * atan(1/|x|) by duo_m_atan_ratio_d_. */
 DUO_DEVICE double duo_atan(double x)
 {
     if (duo_m_isnan_d_(x))
@@ -497,15 +549,24 @@ DUO_DEVICE double duo_atan(double x)
     if (ax < 0x1p-27)
         return x;
     if (ax > 0x1p60) {
-        /* also infinity; pi/2 - 1/x rounds as pi/2 does */
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        duo_m_angle_(1, ax, 0.0, 1.0, 0.0, &hi, &lo);
+        int big = ax > 1.0;
+        duo_m_atan_ratio_d_(big ? 1.0 : ax, big ? ax : 1.0, &hi, &lo);
+        if (big)
+            duo_m_dd_sub_from_(DUO_M_PIO2_HI, DUO_M_PIO2_LO, &hi, &lo);
     }
     return duo_m_signed_d_(duo_bits_from_f64_(x) >> 63, hi, lo);
 }
 
+/* atan2: the angle of (|x|, |y|) in [0, pi/2] from a = min and b = max
+ * of |x| and |y| (pi/2 - atan(a/b) when |y| is the larger), then pi
+ * minus it for x < 0 (or -0), with y's sign.  Where a < 2^-60 b (a/b
+ * may be subnormal) atan(a/b) is the quotient, correctly rounded by
+ * the division (atan t differs from t by under t^3/3 < 2^-120 t);
+ * otherwise a and b are scaled by 2^600 or 2^-600 (exactly) into
+ * duo_m_atan_ratio_d_'s range. */
 DUO_DEVICE double duo_atan2(double y, double x)
 {
     if (duo_m_isnan_d_(y))
@@ -527,20 +588,53 @@ DUO_DEVICE double duo_atan2(double y, double x)
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        /* A tiny argument: both scaled up (exactly), so that the
-         * remainder of their division is exact. */
-        if ((ay < 0x1p-900 || ax < 0x1p-900) && ay < 0x1p400 &&
-            ax < 0x1p400) {
-            ay = duo_m_mul_(ay, 0x1p600);
-            ax = duo_m_mul_(ax, 0x1p600);
+        int swap = ay > ax;
+        double a = swap ? ax : ay, b = swap ? ay : ax;
+        if (duo_m_mul_(a, 0x1p60) < b) {
+            hi = a / b;
+            lo = 0.0;
+        } else {
+            double k = b > 0x1p500 ? 0x1p-600 : b < 0x1p-600 ? 0x1p600 : 1.0;
+            duo_m_atan_ratio_d_(duo_m_mul_(a, k), duo_m_mul_(b, k), &hi, &lo);
         }
-        duo_m_angle_(0, ay, 0.0, ax, 0.0, &hi, &lo);
+        if (swap)
+            duo_m_dd_sub_from_(DUO_M_PIO2_HI, DUO_M_PIO2_LO, &hi, &lo);
         if (nx)
             duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);
     }
     return duo_m_signed_d_(ny, hi, lo);
 }
 
+/* asin |x| = atan(|x| / d) and acos |x| = atan(d / |x|), d = sqrt(1 -
+ * x^2) as a pair (duo_m_sqrt_1mx2_), as asinf's fast path does it: v =
+ * min(|x|, d) <= 2^-0.5 picks c = c_j = tan(asin(j/64)) rounded, j =
+ * round(64 v), with atan(c_j) as a pair from duo_m_asin_64_; the angle
+ * of (max, v) is duo_m_angle_d_'s, pi/2 minus it where the ratio is
+ * upside down.  Over each j's interval (its ends moved out by 2^-40),
+ * 200-bit evaluations give |u| <= 0.01093 < 2^-6.5, A <= 2.0001
+ * atan(a/b) and |u| <= 1.0001 atan(a/b) for j > 0.  d's relative error
+ * (below 2^-100) moves the angle by less.  Returns the angle in [0, pi/2] as *hi + *lo, for 2^-60 <=
+ * |x| < 1. */
+DUO_DEVICE void duo_m_asin_angle_d_(double ax, int is_acos, double *hi,
+                                    double *lo)
+{
+    const double shift = 0x1.8p52;
+    double sh, sl;
+    duo_m_sqrt_1mx2_(0, ax, &sh, &sl);
+    int big = ax > sh;
+    double v = big ? sh : ax;
+    int j = (int)(duo_bits_from_f64_(duo_m_fma_(v, 64.0, shift)) & 63u);
+    const double *e = &DUO_MATH_T(duo_m_asin_64_)[4 * j];
+    if (big)
+        duo_m_angle_d_(sh, sl, ax, 0.0, e[2], e[0], e[1], hi, lo);
+    else
+        duo_m_angle_d_(ax, 0.0, sh, sl, e[2], e[0], e[1], hi, lo);
+    if (big != is_acos)
+        duo_m_dd_sub_from_(DUO_M_PIO2_HI, DUO_M_PIO2_LO, hi, lo);
+}
+
+/* asin: x itself for |x| < 2^-27 (as atan: asin differs from x by
+ * under |x|^3 / 6). */
 DUO_DEVICE double duo_asin(double x)
 {
     if (duo_m_isnan_d_(x))
@@ -554,13 +648,13 @@ DUO_DEVICE double duo_asin(double x)
         hi = DUO_M_PIO2_HI;
         lo = DUO_M_PIO2_LO;
     } else {
-        double sh, sl;
-        duo_m_sqrt_1mx2_(1, ax, &sh, &sl);
-        duo_m_angle_(1, ax, 0.0, sh, sl, &hi, &lo);
+        duo_m_asin_angle_d_(ax, 0, &hi, &lo);
     }
     return duo_m_signed_d_(duo_bits_from_f64_(x) >> 63, hi, lo);
 }
 
+/* acos: pi/2 rounded for |x| < 2^-60 (within 2^-54 + 2^-60 of pi/2),
+ * pi - acos |x| for x < 0. */
 DUO_DEVICE double duo_acos(double x)
 {
     if (duo_m_isnan_d_(x))
@@ -574,9 +668,7 @@ DUO_DEVICE double duo_acos(double x)
         hi = 0.0;
         lo = 0.0;
     } else {
-        double sh, sl;
-        duo_m_sqrt_1mx2_(1, ax, &sh, &sl);
-        duo_m_angle_(1, sh, sl, ax, 0.0, &hi, &lo);
+        duo_m_asin_angle_d_(ax, 1, &hi, &lo);
     }
     if (x < 0.0)
         duo_m_dd_sub_from_(DUO_M_PI_HI, DUO_M_PI_LO, &hi, &lo);

@@ -221,6 +221,17 @@ DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
     return p;
 }
 
+/* 1/d correctly rounded: the same bits on every side (__drcp_rn on the
+ * GPU, which holds fewer registers than CUDA's division). */
+DUO_DEVICE double duo_m_rcp_rn_(double d)
+{
+#ifdef __CUDA_ARCH__
+    return __drcp_rn(d);
+#else
+    return 1.0 / d;
+#endif
+}
+
 /* n / d correctly rounded, for the float functions' careful paths, whose
  * operands lie far inside double's range: d, 1/d and n/d normal doubles
  * (or n = 0; the sign of a zero quotient may differ from n / d's).  On
@@ -240,11 +251,7 @@ DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
 DUO_DEVICE double duo_m_div_rn_(double n, double d)
 {
 #if defined(__CUDA_ARCH__) || defined(DUO_MATH_GPU_DIVISION)
-#ifdef __CUDA_ARCH__
-    double y = __drcp_rn(d);
-#else
-    double y = 1.0 / d;
-#endif
+    double y = duo_m_rcp_rn_(d);
     double q = duo_m_mul_(n, y);
     q = duo_m_fma_(duo_m_fma_(-d, q, n), y, q);
     return duo_m_fma_(duo_m_fma_(-d, q, n), y, q);
@@ -264,15 +271,34 @@ DUO_DEVICE double duo_m_dd_div_(double nh, double nl, double dh, double dl,
 }
 
 /* duo_m_dd_div_ for operands as duo_m_div_rn_ wants them (the float
- * functions' careful paths, and double functions whose arguments keep
- * them there: sinh, tanh, atan, asin, acos): the same bits,
- * fewer registers on the GPU. */
+ * functions' careful paths): the same bits, fewer registers on the
+ * GPU. */
 DUO_DEVICE double duo_m_dd_div_f_(double nh, double nl, double dh,
                                   double dl, double *ql)
 {
     double q = duo_m_div_rn_(nh, dh);
     *ql = duo_m_div_rn_(duo_m_fma_(-q, dh, nh) + nl - duo_m_mul_(q, dl),
                         dh + dl);
+    return q;
+}
+
+/* (nh + nl) / (dh + dl) = q + *ql with one reciprocal y = RN(1/dh) and
+ * no division, for the double atan, atan2, asin and acos: dh, y, the
+ * quotients and the remainder normal doubles (or zero), |dl| <= 2^-52
+ * |dh|.  As in duo_m_div_rn_, q0 = RN(nh y) and one correction make q a
+ * faithful quotient of nh / dh, so r = nh - q dh is exact in one fma
+ * and |r| < 2^-52 |q dh|.  Then n / d - q = (r + nl - q dl) / (dh + dl),
+ * taken as that numerator (two roundings) times y: four roundings and
+ * dl left out of the divisor, so q + *ql is within 2^-101 |q| + 2^-50
+ * |nl / dh| of n / d (u = 2^-53: u (5 |r| + 5 |nl| + 4 |q dl|) / |dh|). */
+DUO_DEVICE double duo_m_dd_div_rcp_(double nh, double nl, double dh,
+                                    double dl, double *ql)
+{
+    double y = duo_m_rcp_rn_(dh);
+    double q = duo_m_mul_(nh, y);
+    q = duo_m_fma_(duo_m_fma_(-dh, q, nh), y, q);
+    double r = duo_m_fma_(-dh, q, nh);
+    *ql = duo_m_mul_(duo_m_fma_(-q, dl, r + nl), y);
     return q;
 }
 

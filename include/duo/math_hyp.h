@@ -192,12 +192,11 @@ DUO_DEVICE double duo_m_exp_half_big_d_(double ax)
     return duo_m_exp_plain_d_(ax, 0.0, -1);
 }
 
-/* The double sinh and tanh divide by duo_m_dd_div_f_ (the same bits as
- * duo_m_dd_div_, on the GPU without CUDA's division and its registers:
- * 40 -> 31, ptxas, sm_90): past their first branches the divisors,
- * e^|x| and e^2|x| + 1, lie in [1, e^40 + 1], the numerators e^|x| - 1
- * and e^2|x| - 1 are at least 2^-26, and the remainders zero or
- * normal.  cosh does not divide. */
+/* The double sinh and tanh divide by duo_m_dd_div_rcp_ (one correctly
+ * rounded reciprocal, no division): past their first branches the
+ * divisors, e^|x| and e^2|x| + 1, lie in [1, e^40 + 1], the numerators
+ * e^|x| - 1 and e^2|x| - 1 are at least 2^-26, and the remainders zero
+ * or normal.  cosh does not divide. */
 DUO_DEVICE double duo_sinh(double x)
 {
     if (duo_m_isnan_d_(x))
@@ -216,7 +215,7 @@ DUO_DEVICE double duo_sinh(double x)
         el = duo_m_mul_(el, s);
         dh = duo_m_two_sum_(1.0, eh, &e); /* 1 + E */
         dl = e + el;
-        double q = duo_m_dd_div_f_(eh, el, dh, dl, &ql);
+        double q = duo_m_dd_div_rcp_(eh, el, dh, dl, &ql);
         double sh = duo_m_two_sum_(eh, q, &sl);
         y = duo_m_mul_(sh + (sl + (el + ql)), 0.5);
     }
@@ -284,7 +283,7 @@ DUO_DEVICE double duo_tanh(double x)
         ml = duo_m_mul_(ml, s);
         double dh = duo_m_two_sum_(mh, 2.0, &e);
         double dl = e + ml;
-        double q = duo_m_dd_div_f_(mh, ml, dh, dl, &ql);
+        double q = duo_m_dd_div_rcp_(mh, ml, dh, dl, &ql);
         y = q + ql;
     }
     return duo_bits_from_f64_(x) >> 63 ? -y : y;

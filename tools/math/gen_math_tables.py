@@ -183,6 +183,24 @@ table("double", "duo_m_atan_16_", vals, "atan(i/16), i = 0..16, hi, lo pairs")
 
 vals = []
 for i in range(65):
+    hi, lo = dd(mp.atan(mp.mpf(i) / 64))
+    vals += [h(hi), h(lo)]
+table("double", "duo_m_atan_64_", vals,
+      "For the double atan and atan2: atan(i/64), i = 0..64, hi, lo pairs")
+
+vals = []
+for j in range(46):
+    c = rn(mp.tan(mp.asin(mp.mpf(j) / 64)))
+    hi, lo = dd(mp.atan(mp.mpf(c)))
+    vals += [h(hi), h(lo), h(c), h(0.0)]
+table("double", "duo_m_asin_64_", vals,
+      "For the double asin and acos: c_j = tan(asin(j/64)) rounded to\n"
+      " * double and atan(c_j) (of that double) as hi, lo, j = 0..45: hi,\n"
+      " * lo, c, 0 (32 bytes an entry, so that two aligned loads fetch it)",
+      4)
+
+vals = []
+for i in range(65):
     vals += ff(mp.atan(mp.mpf(i) / 64))
 table("float", "duo_m_atan_64f_", vals,
       "For atanf's and atan2f's fast paths: atan(i/64), i = 0..64, as float\n"

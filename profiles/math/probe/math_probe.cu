@@ -1,7 +1,8 @@
 /*
  * math_probe.cu - a probe, not part of the build: each float function of
- * <duo/math.h> in a kernel of the shape of duo-bench's math group (2^26
- * arguments, one per thread, 256-thread blocks, x and y in, one output),
+ * <duo/math.h> (and, when named, some double ones: FUNCS_D) in a kernel
+ * of the shape of duo-bench's math group (2^26 arguments, one per
+ * thread, 256-thread blocks, x and y in, one output),
  * against CUDA's own function, timed with CUDA events (median of 21 runs
  * after 3 warm-ups).  Three kernels per function: duo's with DUO_FOR's
  * loop (a size_t grid-stride loop), CUDA's with the same loop, and duo's
@@ -37,6 +38,13 @@
  X(cbrtf, duo_cbrtf(a), cbrtf(a), 1e6, 1e-6) X(erff, duo_erff(a), erff(a), 10, -5) \
  X(atan2f, duo_atan2f(a, b), atan2f(a, b), 200, -100) X(hypotf, duo_hypotf(a, b), hypotf(a, b), 200, -100) \
  X(powf, duo_powf(a, b), powf(a, b), 4, 1e-6)
+/* double functions: the same shape with double arguments and results */
+#define FUNCS_D(X) \
+ X(atan, duo_atan(a), atan(a), 20, -10) X(asin, duo_asin(a), asin(a), 2, -1) \
+ X(acos, duo_acos(a), acos(a), 2, -1) X(atan2, duo_atan2(a, b), atan2(a, b), 200, -100) \
+ X(sin, duo_sin(a), sin(a), 200, -100) X(tan, duo_tan(a), tan(a), 200, -100) \
+ X(log1p, duo_log1p(a), log1p(a), 1e3, -0.999) X(cbrt, duo_cbrt(a), cbrt(a), 1e6, 1e-6) \
+ X(sinh, duo_sinh(a), sinh(a), 160, -80) X(tanh, duo_tanh(a), tanh(a), 20, -10)
 
 #define LOOP64(i, n) for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
 #define LOOP32(i, n) for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)(n); i += gridDim.x * blockDim.x)
@@ -49,8 +57,18 @@
  { LOOP64(i, n) { float a = x[i]; [[maybe_unused]] float b = y[i]; out[i] = ye; } } \
  static float de_host_##name(float a, [[maybe_unused]] float b) { return de; }
 FUNCS(KERN)
+#define KERN_D(name, de, ye, sc, of) \
+ __global__ void e_##name(size_t n, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ out) \
+ { LOOP32(i, n) { double a = x[i]; [[maybe_unused]] double b = y[i]; out[i] = de; } } \
+ __global__ void d_##name(size_t n, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ out) \
+ { LOOP64(i, n) { double a = x[i]; [[maybe_unused]] double b = y[i]; out[i] = de; } } \
+ __global__ void c_##name(size_t n, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ out) \
+ { LOOP64(i, n) { double a = x[i]; [[maybe_unused]] double b = y[i]; out[i] = ye; } } \
+ static double de_host_##name(double a, [[maybe_unused]] double b) { return de; }
+FUNCS_D(KERN_D)
 
-static float time_it(void (*k)(size_t, const float *, const float *, float *), size_t n, const float *x, const float *y, float *o)
+template <typename T>
+static float time_it(void (*k)(size_t, const T *, const T *, T *), size_t n, const T *x, const T *y, T *o)
 {
     cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
     unsigned g = (unsigned)((n + 255) / 256);
@@ -93,6 +111,24 @@ int main(int argc, char **argv)
         bad += differ; \
         printf("%-8s %10.2f %10.2f %7.3f  idx32 %10.2f %7.3f  host-bits-differ=%zu\n", #name, td, tc, tc / td, te, tc / te, differ); fflush(stdout); }
     FUNCS(RUN)
+    {
+        std::vector<double> dx(n), dy(n), dd(n);
+        double *x2, *y2, *o3, *o4;
+        CK(cudaMalloc(&x2, n * 8)); CK(cudaMalloc(&y2, n * 8)); CK(cudaMalloc(&o3, n * 8)); CK(cudaMalloc(&o4, n * 8));
+#define RUN_D(name, de, ye, sc, of) \
+    if (argc > 1 && strstr(want, "," #name ",")) { \
+        _Pragma("omp parallel for") for (size_t i = 0; i < n; ++i) { double u = (mix(2 * i) >> 11) * 0x1p-53, v = (mix(2 * i + 1) >> 11) * 0x1p-53; \
+            dx[i] = sc * u + of; dy[i] = sc * v + of; } \
+        CK(cudaMemcpy(x2, dx.data(), n * 8, cudaMemcpyHostToDevice)); CK(cudaMemcpy(y2, dy.data(), n * 8, cudaMemcpyHostToDevice)); \
+        CK(cudaMemset(o3, 0xff, n * 8)); \
+        float td = time_it(d_##name, n, x2, y2, o3), tc = time_it(c_##name, n, x2, y2, o4), te = time_it(e_##name, n, x2, y2, o4); \
+        CK(cudaMemcpy(dd.data(), o3, n * 8, cudaMemcpyDeviceToHost)); \
+        size_t differ = 0; for (size_t i = 0; i < n; i += 64) { double r = de_host_##name(dx[i], dy[i]); if (memcmp(&r, &dd[i], 8)) ++differ; } \
+        bad += differ; \
+        printf("%-8s %10.2f %10.2f %7.3f  idx32 %10.2f %7.3f  host-bits-differ=%zu\n", #name, td, tc, tc / td, te, tc / te, differ); fflush(stdout); }
+        FUNCS_D(RUN_D)
+        CK(cudaFree(x2)); CK(cudaFree(y2)); CK(cudaFree(o3)); CK(cudaFree(o4));
+    }
     CK(cudaFree(x)); CK(cudaFree(y)); CK(cudaFree(o)); CK(cudaFree(o2));
     return bad != 0;
 }

@@ -4,7 +4,8 @@
 #   bash profiles/math/probe/probe.sh [FUNCS]         e.g. "sinf,cosf,"
 #   HEADERS=DIR bash profiles/math/probe/probe.sh     headers in DIR/duo/
 #                                                     first (an experiment)
-# FUNCS is a comma-terminated list of names (default: all).
+# FUNCS is a comma-terminated list of names (default: every float
+# function; the double ones, FUNCS_D in math_probe.cu, only when named).
 set -eu
 out=${TMPDIR:-/tmp}/duo_math_probe
 nvcc -O3 -arch=sm_90 --fmad=false -std=c++17 -Xcompiler -fopenmp \
