@@ -524,7 +524,7 @@ DUO_DEVICE void duo_m_atan_ratio_d_(double a, double b, double *hi,
                                     double *lo)
 {
     const double shift = 0x1.8p52;
-    double t = b == 1.0 ? a : duo_m_mul_(a, duo_m_rcp_rn_(b));
+    double t = duo_m_mul_(a, duo_m_rcp_rn_(b));
     int i = (int)(duo_bits_from_f64_(duo_m_fma_(t, 64.0, shift)) & 127u);
     duo_m_angle_d_(a, 0.0, b, 0.0, (double)i * 0x1p-6,
                    DUO_MATH_T(duo_m_atan_64_)[2 * i],
@@ -625,10 +625,10 @@ DUO_DEVICE void duo_m_asin_angle_d_(double ax, int is_acos, double *hi,
     double v = big ? sh : ax;
     int j = (int)(duo_bits_from_f64_(duo_m_fma_(v, 64.0, shift)) & 63u);
     const double *e = &DUO_MATH_T(duo_m_asin_64_)[4 * j];
-    if (big)
-        duo_m_angle_d_(sh, sl, ax, 0.0, e[2], e[0], e[1], hi, lo);
-    else
-        duo_m_angle_d_(ax, 0.0, sh, sl, e[2], e[0], e[1], hi, lo);
+    /* selects, not branches: a warp whose lanes went both ways ran the
+     * angle twice */
+    double w = big ? ax : sh, vl = big ? sl : 0.0, wl = big ? 0.0 : sl;
+    duo_m_angle_d_(v, vl, w, wl, e[2], e[0], e[1], hi, lo);
     if (big != is_acos)
         duo_m_dd_sub_from_(DUO_M_PIO2_HI, DUO_M_PIO2_LO, hi, lo);
 }
