@@ -478,7 +478,7 @@ DUO_DEVICE float duo_acosf(float x)
  * atan(u), u = (a - c b) / (b + c a), with c near a/b and A = atan(c).
  * duo_m_angle_d_ returns A + atan(u) as *hi + *lo for pairs 0 <= a <= b
  * (|al| <= eps ah, |bl| <= eps bh, eps = 2^-53), 0 <= c <= 1, |u| <=
- * 2^-6.5, and, where c > 0, A <= 2.0001 atan(a/b) and |u| <= 1.0001
+ * 2^-6.5, and, where c > 0, A <= 2.004 atan(a/b) and |u| <= 1.004
  * atan(a/b) (each caller's comment says why).
  *   - a - c b: c bh = ph + pe and ah - ph = nh + ne exactly; the rest
  *     rounded three times: within 11 eps^2 a, and |nl| <= 6 eps a.
@@ -516,15 +516,17 @@ DUO_DEVICE void duo_m_angle_d_(double ah, double al, double bh, double bl,
 }
 
 /* atan(a/b) for finite a <= b with 2^-60 b <= a, b in [2^-600, 2^500]:
- * c = i/64 for i = round(64 t) with t = RN(a RN(1/b)) (within 2.1 eps
- * of a/b), so |a/b - c| <= 1/128 + 2^-50: 200-bit evaluations of u over
- * each i's interval (its ends moved out by 2^-40) give |u| <= 2^-7, A
- * <= 1.9999 atan(a/b) and |u| <= 0.9999 atan(a/b) for i > 0. */
+ * c = i/64 for i = round(64 t) with t = a times 1/b from
+ * duo_m_rcp_approx_ (within 2^-17.1 of a/b), so |a/b - c| <= 1/128 +
+ * 2^-17.1: 200-bit evaluations of u over each i's interval (its ends
+ * moved out by 2^-16) give |u| <= 2^-6.99, A <= 2.0038 atan(a/b) and
+ * |u| <= 1.0038 atan(a/b) for i > 0 (duo_m_angle_d_ asks for 2.004 and
+ * 1.004). */
 DUO_DEVICE void duo_m_atan_ratio_d_(double a, double b, double *hi,
                                     double *lo)
 {
     const double shift = 0x1.8p52;
-    double t = duo_m_mul_(a, duo_m_rcp_rn_(b));
+    double t = duo_m_mul_(a, duo_m_rcp_approx_(b));
     int i = (int)(duo_bits_from_f64_(duo_m_fma_(t, 64.0, shift)) & 127u);
     duo_m_angle_d_(a, 0.0, b, 0.0, (double)i * 0x1p-6,
                    DUO_MATH_T(duo_m_atan_64_)[2 * i],
@@ -564,7 +566,8 @@ DUO_DEVICE double duo_atan(double x)
  * of |x| and |y| (pi/2 - atan(a/b) when |y| is the larger), then pi
  * minus it for x < 0 (or -0), with y's sign.  Where a < 2^-60 b (a/b
  * may be subnormal) atan(a/b) is the quotient, correctly rounded by
- * the division (atan t differs from t by under t^3/3 < 2^-120 t);
+ * the division, out of line (duo_m_div_cold_: inlined, its subroutine
+ * held registers; atan t differs from t by under t^3/3 < 2^-120 t);
  * otherwise a and b are scaled by 2^600 or 2^-600 (exactly) into
  * duo_m_atan_ratio_d_'s range. */
 DUO_DEVICE double duo_atan2(double y, double x)
@@ -591,7 +594,7 @@ DUO_DEVICE double duo_atan2(double y, double x)
         int swap = ay > ax;
         double a = swap ? ax : ay, b = swap ? ay : ax;
         if (duo_m_mul_(a, 0x1p60) < b) {
-            hi = a / b;
+            hi = duo_m_div_cold_(a, b);
             lo = 0.0;
         } else {
             double k = b > 0x1p500 ? 0x1p-600 : b < 0x1p-600 ? 0x1p600 : 1.0;

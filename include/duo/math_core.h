@@ -221,6 +221,24 @@ DUO_DEVICE double duo_m_two_prod_(double a, double b, double *e)
     return p;
 }
 
+/* A function for a rarely taken path, out of line on the GPU: ptxas gives
+ * a kernel the registers of its busiest point, inlined paths included,
+ * while a call keeps a path's registers to itself (duo_sin's kernel
+ * with the reduction of huge arguments out of line: 38 -> 32 registers,
+ * ptxas, sm_90, so 64 warps per SM instead of 48). */
+#ifdef __CUDACC__
+#define DUO_MATH_COLD static inline __host__ __device__ __noinline__
+#else
+#define DUO_MATH_COLD static inline
+#endif
+
+/* n / d, CUDA's IEEE division out of line (DUO_MATH_COLD): for rare
+ * operands that may be subnormal. */
+DUO_MATH_COLD double duo_m_div_cold_(double n, double d)
+{
+    return n / d;
+}
+
 /* 1/d correctly rounded: the same bits on every side (__drcp_rn on the
  * GPU, which holds fewer registers than CUDA's division). */
 DUO_DEVICE double duo_m_rcp_rn_(double d)
@@ -258,6 +276,22 @@ DUO_DEVICE double duo_m_div_rn_(double n, double d)
 #else
     return n / d;
 #endif
+}
+
+/* 1/d within 2^-17.2 relatively, for a positive double d with d and 1/d
+ * normal: an integer subtraction and four fma, the same bits on every
+ * side, with no reciprocal instruction and so no subroutine for operands
+ * out of range (whose registers the whole kernel pays for: the double
+ * atan's 34 -> 32, atan2's 38 -> 32; ptxas, sm_90).  The seed M -
+ * bits(d) is within 2^-4.3 of 1/d (its relative error depends only on
+ * d's significand: checked at 2^22 points of [1, 2), the largest at 1);
+ * each Newton step y + y (1 - d y) squares the error, plus roundings. */
+DUO_DEVICE double duo_m_rcp_approx_(double d)
+{
+    double y = duo_f64_from_bits_(0x7fde623822fc16e6ull -
+                                  duo_bits_from_f64_(d));
+    y = duo_m_fma_(y, duo_m_fma_(-d, y, 1.0), y);
+    return duo_m_fma_(y, duo_m_fma_(-d, y, 1.0), y);
 }
 
 /* (nh + nl) / (dh + dl) = q + *ql: the quotient of the high parts and
