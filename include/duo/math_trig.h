@@ -113,7 +113,15 @@ DUO_DEVICE int duo_m_rem_pio64_big_(float ax, double *rh, double *rl)
 
 /* The same for a finite double ax = |x| >= 2^15: its 53-bit significand
  * m = m1 2^32 + m0 times 2/pi, the m1 limb against the words one place
- * later (so both line up). */
+ * later (so both line up).  Term j = m0 w[j] + m1 w[j + 1] weighs
+ * 2^(s - 32 j), j = 0..5: its low halves go to 32-bit chunk j + 1, its
+ * high halves to chunk j (chunk 0 holds only multiples of 128 and is
+ * left out).  The loop runs from the last term up, carrying, and shifts
+ * each finished chunk into N = n0 n1 n2 from the top; it stays a loop
+ * on the GPU (unroll 1): unrolled, with every chunk live at once, this
+ * path held 8 more registers than the rest of duo_sin's kernel (38
+ * against 30; ptxas, sm_90), and the whole kernel pays for its busiest
+ * point (duo_m_trig_cold_d_ below takes it out of line as well). */
 DUO_DEVICE int duo_m_rem_pio64_big_d_(double ax, double *rh, double *rl)
 {
     uint64_t b = duo_bits_from_f64_(ax);
@@ -123,24 +131,23 @@ DUO_DEVICE int duo_m_rem_pio64_big_d_(double ax, double *rh, double *rl)
     int k0 = (ex + 57) / 32;
     int s = ex - 32 * (k0 - 1); /* -25 <= s <= 6 */
     const uint32_t *w = DUO_MATH_T(duo_m_2opi_) + k0;
-    /* Term j = m0 w[j] + m1 w[j + 1], weight 2^(s - 32 j), j = 0..5; its
-     * high half goes to chunk j, low half to chunk j + 1 (chunk 0 holds
-     * only multiples of 128 and is left out). */
-    uint64_t c[7] = {0, 0, 0, 0, 0, 0, 0};
-    for (int j = 0; j < 6; ++j) {
+    uint64_t n0 = 0, n1 = 0, n2 = 0, carry = 0, high = 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+    for (int j = 5; j >= 0; --j) {
         uint64_t a = m0 * w[j], t = m1 * w[j + 1];
-        c[j] += (a >> 32) + (t >> 32);
-        c[j + 1] += (a & 0xffffffffu) + (t & 0xffffffffu);
-    }
-    for (int t = 6; t > 1; --t) {
-        c[t - 1] += c[t] >> 32;
-        c[t] &= 0xffffffffu;
+        /* chunk j + 1: below 2^34, so the sum cannot overflow */
+        uint64_t c = (a & 0xffffffffu) + (t & 0xffffffffu) + high + carry;
+        carry = c >> 32;
+        high = (a >> 32) + (t >> 32);
+        n2 = (n2 >> 32) | (n1 << 32);
+        n1 = (n1 >> 32) | (n0 << 32);
+        n0 = (n0 >> 32) | (c << 32);
     }
     /* The last bit weighs 2^(s - 160): the 2^6 bit is bit 166 - s of
      * chunks 1..6. */
-    return duo_m_ph_finish_((c[1] << 32) | (c[2] & 0xffffffffu),
-                            (c[3] << 32) | c[4], (c[5] << 32) | c[6],
-                            25 + s, rh, rl);
+    return duo_m_ph_finish_(n0, n1, n2, 25 + s, rh, rl);
 }
 
 /* |x| = k pi/64 + (*rh + *rl), |r| <= pi/128 (and a hair), for a finite
@@ -415,13 +422,12 @@ DUO_DEVICE float duo_tanf(float x)
     return duo_m_trigf_fast_(x, 2, &y) > 0 ? y : duo_m_tanf_cr_(x);
 }
 
-/* |x| = k pi/64 + (*rh + *rl), |r| <= pi/128 (and a hair), for a finite
- * double ax = |x|; returns k mod 128.  Below 2^15 Cody-Waite with pi/64
- * in four parts (x - k Q1 is exact by Sterbenz, k Q2 and k Q3 exact). */
+/* |x| = k pi/64 + (*rh + *rl), |r| <= pi/128 (and a hair), for a double
+ * ax = |x| < 2^15 (above, duo_m_rem_pio64_big_d_); returns k mod 128.
+ * Cody-Waite with pi/64 in four parts (x - k Q1 is exact by Sterbenz,
+ * k Q2 and k Q3 exact). */
 DUO_DEVICE int duo_m_rem_pio64_d_(double ax, double *rh, double *rl)
 {
-    if (ax >= 0x1p15)
-        return duo_m_rem_pio64_big_d_(ax, rh, rl);
     const double shift = 0x1.8p52;
     double kd = duo_m_fma_(ax, DUO_M_64_PI, shift) - shift;
     double t1 = duo_m_fma_(-kd, DUO_M_PIO64_Q1, ax);
@@ -452,41 +458,74 @@ DUO_DEVICE void duo_m_sincos_small_d_(double rh, double rl, double *sl,
     *sl = duo_m_fma_(duo_m_mul_(rh, s), q, duo_m_fma_(-0.5 * rl, s, rl));
 }
 
-/* sin or cos (want_sin) of a double as a pair; 0 for NaN and infinity,
- * which the callers handle first. */
-DUO_DEVICE void duo_m_sincos_d_(double x, int want_sin, double *hi,
-                                double *lo)
+/* sin (which 0), cos (1) or tan (2) of a finite double x, rounded; big:
+ * |x| >= 2^15, reduced by Payne-Hanek.  sin r and cos r - 1 by
+ * duo_m_sincos_small_d_, the angle sum by duo_m_sincos_eval_ (pairs),
+ * tan (for |x| >= 2^-27) as the quotient of the two pairs, each first
+ * renormalized (their low parts reach 2^-11 of the high ones), by
+ * duo_m_dd_div_rcp_: |sin x| and |cos x| of such a double are at least
+ * 2^-62 (no double lies within 2^-61 of a multiple of pi/2 but 0), so
+ * its operands, reciprocal and quotient are normal doubles. */
+DUO_DEVICE double duo_m_trig_d_(double x, int which, int big)
 {
-    double rh, rl, sl, cm;
-    int k = duo_m_rem_pio64_d_(fabs(x), &rh, &rl);
+    double ax = fabs(x), rh, rl, sl, cm, hi, lo;
+    int k = big ? duo_m_rem_pio64_big_d_(ax, &rh, &rl)
+                : duo_m_rem_pio64_d_(ax, &rh, &rl);
     duo_m_sincos_small_d_(rh, rl, &sl, &cm);
-    duo_m_sincos_eval_(k, rh, sl, cm, want_sin, hi, lo);
+    duo_m_sincos_eval_(k, rh, sl, cm, which != 1, &hi, &lo);
+    if (which == 2) {
+        double ch, clo;
+        duo_m_sincos_eval_(k, rh, sl, cm, 0, &ch, &clo);
+        hi = duo_m_two_sum_(hi, lo, &lo);
+        ch = duo_m_two_sum_(ch, clo, &clo);
+        hi = duo_m_dd_div_rcp_(hi, lo, ch, clo, &lo);
+    }
+    double y = hi + lo;
+    return which != 1 && duo_bits_from_f64_(x) >> 63 ? -y : y;
+}
+
+/* The same for |x| >= 2^15, infinities and NaN, out of line
+ * (DUO_MATH_COLD): inlined, the Payne-Hanek reduction set the registers
+ * of every kernel that calls duo_sin (38 against 32; ptxas, sm_90).
+ * (With only the reduction out of line, its results came back through
+ * the stack on every call, and duo_sin's kernel ran slower than with
+ * it inlined: 0.70 -> 0.65 of CUDA's on an H200.) */
+DUO_MATH_COLD double duo_m_trig_cold_d_(double x, int which)
+{
+    if (!(fabs(x) < (double)INFINITY))
+        return duo_m_isnan_d_(x) ? duo_m_qnan_d_(x) : duo_m_nan_d_();
+    return duo_m_trig_d_(x, which, 1);
 }
 
 DUO_DEVICE double duo_sin(double x)
 {
-    if (!(fabs(x) < (double)INFINITY))
-        return duo_m_isnan_d_(x) ? duo_m_qnan_d_(x) : duo_m_nan_d_();
-    double hi, lo;
-    duo_m_sincos_d_(x, 1, &hi, &lo);
-    double y = hi + lo;
-    return duo_bits_from_f64_(x) >> 63 ? -y : y;
+    return fabs(x) < 0x1p15 ? duo_m_trig_d_(x, 0, 0)
+                            : duo_m_trig_cold_d_(x, 0);
 }
 
 DUO_DEVICE double duo_cos(double x)
 {
-    if (!(fabs(x) < (double)INFINITY))
-        return duo_m_isnan_d_(x) ? duo_m_qnan_d_(x) : duo_m_nan_d_();
-    double hi, lo;
-    duo_m_sincos_d_(x, 0, &hi, &lo);
-    return hi + lo;
+    return fabs(x) < 0x1p15 ? duo_m_trig_d_(x, 1, 0)
+                            : duo_m_trig_cold_d_(x, 1);
 }
 
-/* Both at once: one reduction, the same bits as duo_sin and duo_cos. */
+/* tan: x itself for |x| < 2^-27 (tan x - x < |x|^3/3 < 2^-54 |x|, so x
+ * is the correctly rounded value, subnormals and -0 included). */
+DUO_DEVICE double duo_tan(double x)
+{
+    if (fabs(x) < 0x1p-27)
+        return x;
+    return fabs(x) < 0x1p15 ? duo_m_trig_d_(x, 2, 0)
+                            : duo_m_trig_cold_d_(x, 2);
+}
+
+/* Both at once: one reduction (two for |x| >= 2^15), the same bits as
+ * duo_sin and duo_cos. */
 DUO_DEVICE void duo_sincos(double x, double *s, double *c)
 {
-    if (!(fabs(x) < (double)INFINITY)) {
-        *s = *c = duo_m_isnan_d_(x) ? duo_m_qnan_d_(x) : duo_m_nan_d_();
+    if (!(fabs(x) < 0x1p15)) {
+        *s = duo_m_trig_cold_d_(x, 0);
+        *c = duo_m_trig_cold_d_(x, 1);
         return;
     }
     double rh, rl, sl, cm, hi, lo;
@@ -497,20 +536,6 @@ DUO_DEVICE void duo_sincos(double x, double *s, double *c)
     *s = duo_bits_from_f64_(x) >> 63 ? -y : y;
     duo_m_sincos_eval_(k, rh, sl, cm, 0, &hi, &lo);
     *c = hi + lo;
-}
-
-DUO_DEVICE double duo_tan(double x)
-{
-    if (!(fabs(x) < (double)INFINITY))
-        return duo_m_isnan_d_(x) ? duo_m_qnan_d_(x) : duo_m_nan_d_();
-    double rh, rl, sl, cm, sh, slo, ch, clo, ql;
-    int k = duo_m_rem_pio64_d_(fabs(x), &rh, &rl);
-    duo_m_sincos_small_d_(rh, rl, &sl, &cm);
-    duo_m_sincos_eval_(k, rh, sl, cm, 1, &sh, &slo);
-    duo_m_sincos_eval_(k, rh, sl, cm, 0, &ch, &clo);
-    double q = duo_m_dd_div_(sh, slo, ch, clo, &ql);
-    double y = q + ql;
-    return duo_bits_from_f64_(x) >> 63 ? -y : y;
 }
 
 #endif /* DUO_MATH_TRIG_H */
