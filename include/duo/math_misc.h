@@ -37,11 +37,10 @@
 #include <duo/math_core.h>
 
 /* The careful path of cbrtf: cbrt(|x|) as y + dy with error below
- * 2^-90, rounded once to float.  Its divisions, like the fast path's and
- * the double cbrt's, are duo_m_div_rn_'s, the IEEE quotient on every
- * side: m lies in [1, 8), so every operand is a normal double (or a zero
- * residue), and on the GPU the kernel holds fewer registers (cbrtf's 36
- * -> 30, ptxas, sm_90). */
+ * 2^-90, rounded once to float.  Its divisions are duo_m_div_rn_'s, the
+ * IEEE quotient on every side: m lies in [1, 8), so every operand is a
+ * normal double (or a zero residue), and on the GPU the kernel holds
+ * fewer registers (cbrtf's 36 -> 30, ptxas, sm_90). */
 DUO_DEVICE float duo_m_cbrtf_cr_(float x)
 {
     float ax = fabsf(x);
@@ -84,9 +83,11 @@ DUO_DEVICE float duo_m_cbrtf_cr_(float x)
  * constant cbrt(2^j) and the evaluation add below 2^-51): |e0| <
  * 2^-16.7 for y0 = cbrt(a) (1 + e0).  One Halley step, y1 = y0 - y0 res
  * / (2 y0^3 + a) with res = y0^3 - a (y0^2 as an exact pair, the rest
- * by fma: within 2^-105 a + 2^-53 |res|), leaves (2/3) e0^3 < 2^-50.7
- * plus the last fma's rounding (2^-53) plus the correction's roundings
- * (below 6 2^-53 of it, itself below 2^-16.6 y1: under 2^-67): y1 is
+ * by fma: within 2^-105 a + 2^-53 |res|; res / (2 y0^3 + a) as res
+ * times the correctly rounded reciprocal, no division), leaves (2/3)
+ * e0^3 < 2^-50.7 plus the last fma's rounding (2^-53) plus the
+ * correction's roundings (below 7 2^-53 of it, itself below 2^-16.6
+ * y1: under 2^-67): y1 is
  * within 2^-50.4 |y1| of cbrt(a), 6.1 units of its last place; the test
  * allows 64.  The result +-2^k y1 is a normal float (2^-49.7 < |cbrt x|
  * < 2^42.7): the scaling by 2^k is exact and changes no bit the test
@@ -117,7 +118,7 @@ DUO_DEVICE int duo_m_cbrtf_fast_(float x, float *out)
     double y2 = duo_m_two_prod_(y, y, &y2l);
     double res = duo_m_fma_(y2l, y, duo_m_fma_(y2, y, -a));
     double d = duo_m_fma_(duo_m_mul_(2.0, y2), y, a);
-    y = duo_m_fma_(-y, duo_m_div_rn_(res, d), y);
+    y = duo_m_fma_(-y, duo_m_mul_(res, duo_m_rcp_rn_(d)), y);
     if (!duo_m_round_ok_(y, 64))
         return 0;
     float r = (float)duo_m_mul_(y, duo_m_pow2_(k));
@@ -186,12 +187,17 @@ DUO_DEVICE float duo_hypotf(float x, float y)
     return duo_m_hypotf_fast_(x, y, &r) > 0 ? r : duo_m_hypotf_cr_(x, y);
 }
 
-/* cbrt x for a double: the float method on the double's significand
- * (subnormals first scaled by 2^54): three Halley steps from the bit
- * estimate reach the double nearest cbrt(m) within a few ulps, then the
- * Newton step with the exact residual gives y + dy within 2^-100
- * relative; rounded once and scaled by 2^k (exact: the result is
- * normal).  Error below 0.51 ulp; exact cubes come out exact. */
+/* cbrt x for a double, with no division: |x| = 2^(3k) m (subnormals
+ * first scaled by 2^54), m in [1, 8).  z = m^(-1/3) by Newton's steps z
+ * + z (1 - m z^3) / 3, which take a relative error e to 2 e^2 + e^3:
+ * the bit estimate one - (bits(m) - one) / 3 is within 2^-3.6 of it
+ * (its error depends only on where m lies in [1, 8); checked at 2^20
+ * points), four steps bring that to 2^-42.3 (or rounding's few ulps).
+ * Then y = m z^2 (within 2^-42) and the Newton step with the exact
+ * residual, dy = (m - y^3) z^2 / 3: its relative error, from z's and
+ * from the step's truncation (dy^2 / y), leaves y + dy within 2^-82
+ * of cbrt(m); rounded once and scaled by 2^k (exact: the result is
+ * normal).  Error below 0.501 ulp; exact cubes come out exact. */
 DUO_DEVICE double duo_cbrt(double x)
 {
     double ax = fabs(x);
@@ -210,17 +216,19 @@ DUO_DEVICE double duo_cbrt(double x)
     double m = duo_f64_from_bits_((b & 0x000fffffffffffffull) |
                                   ((uint64_t)(1023 + j) << 52));
     const uint64_t one = 0x3ff0000000000000ull;
-    double y = duo_f64_from_bits_(one + (duo_bits_from_f64_(m) - one) / 3);
-    for (int it = 0; it < 3; ++it) {
-        double y3 = duo_m_mul_(duo_m_mul_(y, y), y);
-        y = duo_m_mul_(y, duo_m_div_rn_(y3 + 2.0 * m, 2.0 * y3 + m));
+    double z = duo_f64_from_bits_(one - (duo_bits_from_f64_(m) - one) / 3);
+    for (int it = 0; it < 4; ++it) {
+        double t = duo_m_fma_(-m, duo_m_mul_(duo_m_mul_(z, z), z), 1.0);
+        z = duo_m_fma_(duo_m_mul_(z, t), 1.0 / 3, z);
     }
+    double z2 = duo_m_mul_(z, z);
+    double y = duo_m_mul_(m, z2);
     double ae, be;
     double a = duo_m_two_prod_(y, y, &ae);
     double c = duo_m_two_prod_(a, y, &be);
     /* m - y^3 = (m - c) - be - ae y; m - c is exact (Sterbenz). */
     double res = (m - c) - duo_m_fma_(ae, y, be);
-    double dy = duo_m_div_rn_(res, 3.0 * a);
+    double dy = duo_m_mul_(res, duo_m_mul_(z2, 1.0 / 3));
     double r = duo_m_mul_(y + dy, duo_m_pow2_(k));
     return x < 0.0 ? -r : r;
 }
