@@ -20,7 +20,7 @@
  * double (pi/64 in three parts, two fma rounded), sin r and cos r - 1
  * by short Taylor polynomials, S + (S cm + C sr) with the table's high
  * parts.  The result y is within 10.5 units of its last place (tanf:
- * 22; bound at duo_m_trigf_fast_reduce_); when y's bits below float
+ * 23; bound at duo_m_trigf_fast_reduce_); when y's bits below float
  * precision are more than 64 units from a float midpoint
  * (duo_m_round_ok_, math_core.h), y rounds to the correctly rounded
  * float.  Otherwise (at most 1e-7 of the arguments), where |r| < 2^-40
@@ -309,7 +309,8 @@ DUO_DEVICE float duo_m_tanf_cr_(float x)
  * <= 2^-53 0.0249) and the sum (2^-53 |y|), with the truncations (below
  * 2^-57.9), add up to less than 2^-53 (|S| + |y| + 0.182): below
  * 2^-53 (3 + 0.182 / 0.02454) |y| < 10.5 units of y's last place.  tanf
- * divides the two: below 2 * 10.5 + 1 = 22 units.  The rounding test
+ * multiplies the one by the other's correctly rounded reciprocal (no
+ * division): below 2 * 10.5 + 2 = 23 units.  The rounding test
  * allows 64 (duo_m_round_ok_, math_core.h); |y| lies in float's normal
  * range: |y| >= min(|x| (1 - 2^-12), 2^-41, 0.02454) (for k = 0, |x| <
  * pi/128; for j = 0 mod 64, |r| >= 2^-40), and |tan| <= 2^41.
@@ -370,8 +371,8 @@ DUO_DEVICE int duo_m_trigf_fast_(float x, int which, float *out)
     else if (which == 1)
         y = duo_m_trigf_fast_at_(k + 32, sr, cm);
     else
-        y = duo_m_trigf_fast_at_(k, sr, cm) /
-            duo_m_trigf_fast_at_(k + 32, sr, cm);
+        y = duo_m_mul_(duo_m_trigf_fast_at_(k, sr, cm),
+                       duo_m_rcp_rn_(duo_m_trigf_fast_at_(k + 32, sr, cm)));
     if (!duo_m_round_ok_(y, 64))
         return 0;
     float f = (float)y;
