@@ -42,7 +42,8 @@
 #define FUNCS_D(X) \
  X(atan, duo_atan(a), atan(a), 20, -10) X(asin, duo_asin(a), asin(a), 2, -1) \
  X(acos, duo_acos(a), acos(a), 2, -1) X(atan2, duo_atan2(a, b), atan2(a, b), 200, -100) \
- X(sin, duo_sin(a), sin(a), 200, -100) X(tan, duo_tan(a), tan(a), 200, -100) \
+ X(sin, duo_sin(a), sin(a), 200, -100) X(cos, duo_cos(a), cos(a), 200, -100) \
+ X(tan, duo_tan(a), tan(a), 200, -100) \
  X(log1p, duo_log1p(a), log1p(a), 1e3, -0.999) X(cbrt, duo_cbrt(a), cbrt(a), 1e6, 1e-6) \
  X(sinh, duo_sinh(a), sinh(a), 160, -80) X(tanh, duo_tanh(a), tanh(a), 20, -10) \
  X(erf, duo_erf(a), erf(a), 10, -5)
