@@ -366,11 +366,11 @@ DUO_DEVICE int duo_m_atan2f_fast_(float y, float x, float *out)
  * comment below bounds |u| and A).  u = (a - c b) / (b + c a) = (a/b -
  * c) / (1 + c a/b) (so that atan(a/b) = atan(c) + atan(u) exactly) in
  * two fma, a reciprocal and a product, each rounded once: within 4.01
- * eps |u| of its exact value.  atan u = u + u s (-1/3 + s/5 - s^2/7 + s^3/9), s = u^2:
- * for |u| <= 1/32, truncation below u^11/11 < 2^-53.4 |u|, the roundings
- * of the correction (below 2^-11.6 |u|) below 2^-9 eps |u|, the last
- * fma's eps |p|: p is within 5.8 eps |u| of atan(u).  A is within eps
- * |A|.  Without swap, y = A + p: where A <= alpha atan(a/b) and |u| <=
+ * eps |u| of its exact value.  atan u = u + u s (-1/3 + s/5 - s^2/7 +
+ * s^3/9), s = u^2: for |u| <= 1/32, truncation below u^11/11 < 2^-53.4
+ * |u|, the roundings of the correction (below 2^-11.6 |u|) below 2^-9
+ * eps |u|, the last fma's eps |p|: p is within 5.8 eps |u| of
+ * atan(u).  A is within eps |A|.  Without swap, y = A + p: where A <= alpha atan(a/b) and |u| <=
  * beta atan(a/b), the error is below (alpha + 5.81 beta + 1) eps |y|.
  * With swap, y = (pi/2 - A) - p, pi/2 rounded (0.55 eps off) and two
  * more roundings: below (0.55 + 0.79 + 1.58 + 0.2 + 1.58) eps < 4.8
@@ -485,8 +485,8 @@ DUO_DEVICE float duo_acosf(float x)
  *     rounded three times: within 11 eps^2 a, and |nl| <= 6 eps a.
  *     b + c a (c a <= b): fast two-sums, within 15 eps^2 b.
  *   - u = uh + ul by duo_m_dd_div_rcp_ (math_core.h): with the two
- *     operands' errors, within 2^-100.6 |u| + 2^-100.1 a/b, below
- *     2^-99 of atan(a/b) (>= (pi/4) a/b).
+ *     operands' errors, within 2^-99.5 |u| + 2^-100.1 a/b, below
+ *     2^-98 of atan(a/b) (>= (pi/4) a/b).
  *   - atan u = u + u s (-1/3 + s/5 - s^2/7 + s^3/9), s = uh^2, and
  *     ul / (1 + s) for the low part: truncation below |u|^11 / 11 <=
  *     2^-68.6 |u|, the term's roundings below 5 eps |u|^3 / 3 < 2^-65.3
@@ -567,8 +567,10 @@ DUO_DEVICE double duo_atan(double x)
  * of |x| and |y| (pi/2 - atan(a/b) when |y| is the larger), then pi
  * minus it for x < 0 (or -0), with y's sign.  Where a < 2^-60 b (a/b
  * may be subnormal) atan(a/b) is the quotient, correctly rounded by
- * the division, out of line (duo_m_div_cold_: inlined, its subroutine
- * held registers; atan t differs from t by under t^3/3 < 2^-120 t);
+ * the division (atan t differs from t by under t^3/3 < 2^-120 t), out
+ * of line (duo_m_div_cold_), so that its subroutine's registers are not
+ * the kernel's (with c's reciprocal from duo_m_rcp_approx_, atan2's
+ * kernel 38 -> 32 registers, ptxas, sm_90);
  * otherwise a and b are scaled by 2^600 or 2^-600 (exactly) into
  * duo_m_atan_ratio_d_'s range. */
 DUO_DEVICE double duo_atan2(double y, double x)
@@ -617,8 +619,8 @@ DUO_DEVICE double duo_atan2(double y, double x)
  * upside down.  Over each j's interval (its ends moved out by 2^-40),
  * 200-bit evaluations give |u| <= 0.01093 < 2^-6.5, A <= 2.0001
  * atan(a/b) and |u| <= 1.0001 atan(a/b) for j > 0.  d's relative error
- * (below 2^-100) moves the angle by less.  Returns the angle in [0, pi/2] as *hi + *lo, for 2^-60 <=
- * |x| < 1. */
+ * (below 2^-100) moves the angle by less.  Returns the angle in [0,
+ * pi/2] as *hi + *lo, for 2^-60 <= |x| < 1. */
 DUO_DEVICE void duo_m_asin_angle_d_(double ax, int is_acos, double *hi,
                                     double *lo)
 {

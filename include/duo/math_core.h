@@ -317,14 +317,15 @@ DUO_DEVICE double duo_m_dd_div_f_(double nh, double nl, double dh,
 }
 
 /* (nh + nl) / (dh + dl) = q + *ql with one reciprocal y = RN(1/dh) and
- * no division, for the double atan, atan2, asin and acos: dh, y, the
- * quotients and the remainder normal doubles (or zero), |dl| <= 2^-52
- * |dh|.  As in duo_m_div_rn_, q0 = RN(nh y) and one correction make q a
- * faithful quotient of nh / dh, so r = nh - q dh is exact in one fma
- * and |r| < 2^-52 |q dh|.  Then n / d - q = (r + nl - q dl) / (dh + dl),
- * taken as that numerator (two roundings) times y: four roundings and
- * dl left out of the divisor, so q + *ql is within 2^-101 |q| + 2^-50
- * |nl / dh| of n / d (u = 2^-53: u (5 |r| + 5 |nl| + 4 |q dl|) / |dh|). */
+ * no division, for the double atan, atan2, asin, acos, tan, sinh and
+ * tanh: dh, y, the quotients and the remainder normal doubles (or zero),
+ * |dl| <= 2^-51 |dh|.  As in duo_m_div_rn_, q0 = RN(nh y) and one
+ * correction make q a faithful quotient of nh / dh, so r = nh - q dh is
+ * exact in one fma and |r| < 2^-52 |q dh|.  Then n / d - q = (r + nl -
+ * q dl) / (dh + dl), taken as that numerator (two roundings) times y:
+ * four roundings (u (5 |r| + 5 |nl| + 4 |q dl|) / |dh|, u = 2^-53) and
+ * dl left out of the divisor (|dl / dh| |*ql|), so q + *ql is within
+ * 2^-100 |q| + 2^-50 |nl / dh| of n / d. */
 DUO_DEVICE double duo_m_dd_div_rcp_(double nh, double nl, double dh,
                                     double dl, double *ql)
 {

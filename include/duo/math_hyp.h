@@ -137,10 +137,10 @@ DUO_DEVICE float duo_m_tanhf_cr_(float x)
  * 18.4 eps.  cosh|x| = (w + 1 / w) / 2: the sum within 10.2 eps.
  * tanh|x| = m / (m + 2): m + 2 within 8.2 eps, its reciprocal 9.2, the
  * product 17.4 eps.  So the result y is within 18.4 units of its last
- * place; the rounding test allows 64 (duo_m_round_ok_, math_core.h).  y is a normal float's
- * value: sinh|x| >= |x|, tanh|x| >= 0.76 min(|x|, 1), and for |x| <
- * 2^-125 m rounds to z, m + 2 to 2, and y to |x|; cosh|x| >= 1; and
- * below 2^128 (sinh 88.5 < 2^127.7). */
+ * place; the rounding test allows 64 (duo_m_round_ok_, math_core.h).
+ * y is a normal float's value: sinh|x| >= |x|, tanh|x| >= 0.76
+ * min(|x|, 1), and for |x| < 2^-125 m rounds to z, m + 2 to 2, and y to
+ * |x|; cosh|x| >= 1; and below 2^128 (sinh 88.5 < 2^127.7). */
 DUO_DEVICE int duo_m_hypf_fast_(float x, int which, float *out)
 {
     uint32_t bx = duo_bits_from_f32_(x), ax = bx & 0x7fffffffu;

@@ -117,11 +117,12 @@ DUO_DEVICE int duo_m_rem_pio64_big_(float ax, double *rh, double *rl)
  * 2^(s - 32 j), j = 0..5: its low halves go to 32-bit chunk j + 1, its
  * high halves to chunk j (chunk 0 holds only multiples of 128 and is
  * left out).  The loop runs from the last term up, carrying, and shifts
- * each finished chunk into N = n0 n1 n2 from the top; it stays a loop
- * on the GPU (unroll 1): unrolled, with every chunk live at once, this
- * path held 8 more registers than the rest of duo_sin's kernel (38
- * against 30; ptxas, sm_90), and the whole kernel pays for its busiest
- * point (duo_m_trig_cold_d_ below takes it out of line as well). */
+ * each finished chunk into N = n0 n1 n2 from the top.  It stays a loop
+ * on the GPU (unroll 1), so that fewer chunks are live at once:
+ * unrolled, this path held 8 more registers than the rest of duo_sin's
+ * kernel (38 against 30; rolled, 36; ptxas, sm_90), and a kernel is
+ * given the registers of its busiest point; duo_m_trig_cold_d_ below
+ * also takes it out of line. */
 DUO_DEVICE int duo_m_rem_pio64_big_d_(double ax, double *rh, double *rl)
 {
     uint64_t b = duo_bits_from_f64_(ax);
