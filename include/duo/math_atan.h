@@ -369,17 +369,17 @@ DUO_DEVICE int duo_m_atan2f_fast_(float y, float x, float *out)
  * eps |u| of its exact value.  atan u = u + u s (-1/3 + s/5 - s^2/7 +
  * s^3/9), s = u^2: for |u| <= 1/32, truncation below u^11/11 < 2^-53.4
  * |u|, the roundings of the correction (below 2^-11.6 |u|) below 2^-9
- * eps |u|, the last fma's eps |p|: p is within 5.8 eps |u| of
- * atan(u).  A is within eps |A|.  Without swap, y = A + p: where A <= alpha atan(a/b) and |u| <=
- * beta atan(a/b), the error is below (alpha + 5.81 beta + 1) eps |y|.
- * With swap, y = (pi/2 - A) - p, pi/2 rounded (0.55 eps off) and two
- * more roundings: below (0.55 + 0.79 + 1.58 + 0.2 + 1.58) eps < 4.8
- * eps absolute, and y >= pi/4, so below 6.2 eps |y|.  The rounding test
- * allows 64 units of y's last place (duo_m_round_ok_, math_core.h).
- * The reciprocal is duo_m_rcp_rn_'s, correctly rounded on every side
- * (the denominator is at least b >= 2^-0.5; with duo_m_div_rn_'s division
- * the kernels ran at 0.686 and 0.678 of CUDA's on an H200, now 0.700
- * and 0.690). */
+ * eps |u|, the last fma's eps |p|: p is within 5.8 eps |u| of atan(u).
+ * A is within eps |A|.  Without swap, y = A + p: where A <= alpha
+ * atan(a/b) and |u| <= beta atan(a/b), the error is below (alpha + 5.81
+ * beta + 1) eps |y|.  With swap, y = (pi/2 - A) - p, pi/2 rounded (0.55
+ * eps off) and two more roundings: below (0.55 + 0.79 + 1.58 + 0.2 +
+ * 1.58) eps < 4.8 eps absolute, and y >= pi/4, so below 6.2 eps |y|.
+ * The rounding test allows 64 units of y's last place (duo_m_round_ok_,
+ * math_core.h).  The reciprocal is duo_m_rcp_rn_'s, correctly rounded
+ * on every side (the denominator is at least b >= 2^-0.5; with
+ * duo_m_div_rn_'s division the kernels ran at 0.686 and 0.678 of
+ * CUDA's on an H200, now 0.700 and 0.690). */
 DUO_DEVICE double duo_m_angle_from_(double a, double b, double c, double A,
                                     int swap)
 {
