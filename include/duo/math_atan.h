@@ -46,9 +46,9 @@
 
 /* The float careful paths' quotients: their arguments are floats, so
  * every quotient, divisor and remainder is a normal double or zero, and
- * duo_m_dd_div_f_ gives duo_m_dd_div_'s bits with fewer registers held
- * on the GPU (atanf's kernel 42 -> 34, asinf's and acosf's 40 -> 32;
- * ptxas, sm_90).
+ * duo_m_dd_div_f_ gives the IEEE divisions' bits with fewer registers
+ * held on the GPU (atanf's kernel 42 -> 34, asinf's and acosf's 40 ->
+ * 32; ptxas, sm_90).
  *
  * atan(th + tl) = *hi + *lo for 0 <= th + tl <= 1. */
 DUO_DEVICE void duo_m_atan01_(double th, double tl,

@@ -295,18 +295,9 @@ DUO_DEVICE double duo_m_rcp_approx_(double d)
 }
 
 /* (nh + nl) / (dh + dl) = q + *ql: the quotient of the high parts and
- * the remainder's share (the remainder nh - q dh is exact with fma). */
-DUO_DEVICE double duo_m_dd_div_(double nh, double nl, double dh, double dl,
-                                double *ql)
-{
-    double q = nh / dh;
-    *ql = (duo_m_fma_(-q, dh, nh) + nl - duo_m_mul_(q, dl)) / (dh + dl);
-    return q;
-}
-
-/* duo_m_dd_div_ for operands as duo_m_div_rn_ wants them (the float
- * functions' careful paths): the same bits, fewer registers on the
- * GPU. */
+ * the remainder's share (the remainder nh - q dh is exact with fma),
+ * each an IEEE quotient by duo_m_div_rn_, for operands as it wants them
+ * (the float functions' careful paths). */
 DUO_DEVICE double duo_m_dd_div_f_(double nh, double nl, double dh,
                                   double dl, double *ql)
 {
