@@ -50,23 +50,19 @@
 
 #define LOOP64(i, n) for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
 #define LOOP32(i, n) for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)(n); i += gridDim.x * blockDim.x)
-#define KERN(name, de, ye, sc, of) \
- __global__ void e_##name(size_t n, const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out) \
- { LOOP32(i, n) { float a = x[i]; [[maybe_unused]] float b = y[i]; out[i] = de; } } \
- __global__ void d_##name(size_t n, const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out) \
- { LOOP64(i, n) { float a = x[i]; [[maybe_unused]] float b = y[i]; out[i] = de; } } \
- __global__ void c_##name(size_t n, const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out) \
- { LOOP64(i, n) { float a = x[i]; [[maybe_unused]] float b = y[i]; out[i] = ye; } } \
- static float de_host_##name(float a, [[maybe_unused]] float b) { return de; }
+/* duo's kernel with the 32-bit index (e_), with DUO_FOR's (d_), CUDA's
+ * (c_), and duo's function in host code, for arguments of type T */
+#define KERN_T(T, name, de, ye, sc, of) \
+ __global__ void e_##name(size_t n, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ out) \
+ { LOOP32(i, n) { T a = x[i]; [[maybe_unused]] T b = y[i]; out[i] = de; } } \
+ __global__ void d_##name(size_t n, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ out) \
+ { LOOP64(i, n) { T a = x[i]; [[maybe_unused]] T b = y[i]; out[i] = de; } } \
+ __global__ void c_##name(size_t n, const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ out) \
+ { LOOP64(i, n) { T a = x[i]; [[maybe_unused]] T b = y[i]; out[i] = ye; } } \
+ static T de_host_##name(T a, [[maybe_unused]] T b) { return de; }
+#define KERN(...) KERN_T(float, __VA_ARGS__)
+#define KERN_D(...) KERN_T(double, __VA_ARGS__)
 FUNCS(KERN)
-#define KERN_D(name, de, ye, sc, of) \
- __global__ void e_##name(size_t n, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ out) \
- { LOOP32(i, n) { double a = x[i]; [[maybe_unused]] double b = y[i]; out[i] = de; } } \
- __global__ void d_##name(size_t n, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ out) \
- { LOOP64(i, n) { double a = x[i]; [[maybe_unused]] double b = y[i]; out[i] = de; } } \
- __global__ void c_##name(size_t n, const double *__restrict__ x, const double *__restrict__ y, double *__restrict__ out) \
- { LOOP64(i, n) { double a = x[i]; [[maybe_unused]] double b = y[i]; out[i] = ye; } } \
- static double de_host_##name(double a, [[maybe_unused]] double b) { return de; }
 FUNCS_D(KERN_D)
 
 template <typename T>
@@ -88,10 +84,31 @@ static float time_it(void (*k)(size_t, const T *, const T *, T *), size_t n, con
 
 static uint64_t mix(uint64_t z) { z += 0x9e3779b97f4a7c15ull; z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull; z = (z ^ (z >> 27)) * 0x94d049bb133111ebull; return z ^ (z >> 31); }
 
+/* Times the three kernels of one function on x, y (copied from hx, hy),
+ * prints the line and returns how many of every 64th output differ from
+ * host code. */
+template <typename T>
+static size_t measure(const char *name, void (*kd)(size_t, const T *, const T *, T *),
+                      void (*kc)(size_t, const T *, const T *, T *), void (*ke)(size_t, const T *, const T *, T *),
+                      T (*host)(T, T), const std::vector<T> &hx, const std::vector<T> &hy,
+                      T *x, T *y, T *o, T *o2)
+{
+    size_t n = hx.size();
+    std::vector<T> hd(n);
+    CK(cudaMemcpy(x, hx.data(), n * sizeof(T), cudaMemcpyHostToDevice)); CK(cudaMemcpy(y, hy.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemset(o, 0xff, n * sizeof(T))); /* poison: a NaN the kernel must overwrite */
+    float td = time_it(kd, n, x, y, o), tc = time_it(kc, n, x, y, o2), te = time_it(ke, n, x, y, o2);
+    CK(cudaMemcpy(hd.data(), o, n * sizeof(T), cudaMemcpyDeviceToHost));
+    size_t differ = 0;
+    for (size_t i = 0; i < n; i += 64) { T r = host(hx[i], hy[i]); if (memcmp(&r, &hd[i], sizeof(T))) ++differ; }
+    printf("%-8s %10.2f %10.2f %7.3f  idx32 %10.2f %7.3f  host-bits-differ=%zu\n", name, td, tc, tc / td, te, tc / te, differ); fflush(stdout);
+    return differ;
+}
+
 int main(int argc, char **argv)
 {
     size_t n = (size_t)1 << 26;
-    std::vector<float> hx(n), hy(n), hd(n);
+    std::vector<float> hx(n), hy(n);
     /* names to run, each followed by a comma; matched with the comma
      * before it too, so that "sinf," does not pick asinf */
     char want[1024] = ",";
@@ -105,29 +122,17 @@ int main(int argc, char **argv)
     if (argc < 2 || strstr(want, "," #name ",")) { \
         _Pragma("omp parallel for") for (size_t i = 0; i < n; ++i) { double u = (mix(2 * i) >> 11) * 0x1p-53, v = (mix(2 * i + 1) >> 11) * 0x1p-53; \
             hx[i] = (float)(sc * u + of); hy[i] = (float)(!strcmp(#name, "powf") ? 16 * v - 8 : sc * v + of); } \
-        CK(cudaMemcpy(x, hx.data(), n * 4, cudaMemcpyHostToDevice)); CK(cudaMemcpy(y, hy.data(), n * 4, cudaMemcpyHostToDevice)); \
-        CK(cudaMemset(o, 0xff, n * 4)); /* poison: a NaN the kernel must overwrite */ \
-        float td = time_it(d_##name, n, x, y, o), tc = time_it(c_##name, n, x, y, o2), te = time_it(e_##name, n, x, y, o2); \
-        CK(cudaMemcpy(hd.data(), o, n * 4, cudaMemcpyDeviceToHost)); \
-        size_t differ = 0; for (size_t i = 0; i < n; i += 64) { float r = de_host_##name(hx[i], hy[i]); if (memcmp(&r, &hd[i], 4)) ++differ; } \
-        bad += differ; \
-        printf("%-8s %10.2f %10.2f %7.3f  idx32 %10.2f %7.3f  host-bits-differ=%zu\n", #name, td, tc, tc / td, te, tc / te, differ); fflush(stdout); }
+        bad += measure(#name, d_##name, c_##name, e_##name, de_host_##name, hx, hy, x, y, o, o2); }
     FUNCS(RUN)
     {
-        std::vector<double> dx(n), dy(n), dd(n);
+        std::vector<double> dx(n), dy(n);
         double *x2, *y2, *o3, *o4;
         CK(cudaMalloc(&x2, n * 8)); CK(cudaMalloc(&y2, n * 8)); CK(cudaMalloc(&o3, n * 8)); CK(cudaMalloc(&o4, n * 8));
 #define RUN_D(name, de, ye, sc, of) \
     if (argc > 1 && strstr(want, "," #name ",")) { \
         _Pragma("omp parallel for") for (size_t i = 0; i < n; ++i) { double u = (mix(2 * i) >> 11) * 0x1p-53, v = (mix(2 * i + 1) >> 11) * 0x1p-53; \
             dx[i] = sc * u + of; dy[i] = sc * v + of; } \
-        CK(cudaMemcpy(x2, dx.data(), n * 8, cudaMemcpyHostToDevice)); CK(cudaMemcpy(y2, dy.data(), n * 8, cudaMemcpyHostToDevice)); \
-        CK(cudaMemset(o3, 0xff, n * 8)); \
-        float td = time_it(d_##name, n, x2, y2, o3), tc = time_it(c_##name, n, x2, y2, o4), te = time_it(e_##name, n, x2, y2, o4); \
-        CK(cudaMemcpy(dd.data(), o3, n * 8, cudaMemcpyDeviceToHost)); \
-        size_t differ = 0; for (size_t i = 0; i < n; i += 64) { double r = de_host_##name(dx[i], dy[i]); if (memcmp(&r, &dd[i], 8)) ++differ; } \
-        bad += differ; \
-        printf("%-8s %10.2f %10.2f %7.3f  idx32 %10.2f %7.3f  host-bits-differ=%zu\n", #name, td, tc, tc / td, te, tc / te, differ); fflush(stdout); }
+        bad += measure(#name, d_##name, c_##name, e_##name, de_host_##name, dx, dy, x2, y2, o3, o4); }
         FUNCS_D(RUN_D)
         CK(cudaFree(x2)); CK(cudaFree(y2)); CK(cudaFree(o3)); CK(cudaFree(o4));
     }
